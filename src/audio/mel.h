@@ -1,0 +1,31 @@
+// Whisper's log-mel front end, exactly as openai/whisper's log_mel_spectrogram: STFT with n_fft 400,
+// hop 160, periodic Hann window, reflect padding (center=True), the last frame dropped, power
+// spectrum through the slaney mel filter bank, log10(max(x, 1e-10)), clamped to max - 8, (x + 4) / 4.
+#pragma once
+
+#include <span>
+#include <vector>
+
+namespace auris {
+
+inline constexpr int kSampleRate = 16000;
+inline constexpr int kNFft = 400;
+inline constexpr int kHopLength = 160;
+inline constexpr int kChunkSeconds = 30;
+inline constexpr int kChunkSamples = kSampleRate * kChunkSeconds;  // 480000
+inline constexpr int kChunkFrames = kChunkSamples / kHopLength;    // 3000
+
+struct LogMel {
+  int n_mels = 0;
+  int n_frames = 0;
+  std::vector<float> data;  // [n_mels x n_frames], row-major
+};
+
+// samples: 16 kHz mono; padding: zeros appended first (openai's padding argument).
+// Throws auris::Error for n_mels other than 80/128.
+LogMel log_mel_spectrogram(std::span<const float> samples, int n_mels, int padding = 0);
+
+// openai pad_or_trim on the frame axis: frames [offset, offset + n_frames) of mel, zero-padded.
+LogMel mel_window(const LogMel& mel, int offset, int n_frames = kChunkFrames);
+
+}  // namespace auris

@@ -1,0 +1,26 @@
+// What the decoding algorithms need from a model, as openai/whisper's Inference: logits for the
+// next token of each sequence, with the decoder's caches kept behind the interface. One Inference
+// is bound to one 30-s window (its cross-attention K/V computed once); the decoders call it for
+// every step, beam and temperature retry of that window.
+#pragma once
+
+#include <vector>
+
+namespace auris {
+
+class Inference {
+ public:
+  virtual ~Inference() = default;
+
+  // Logits of the last position of each row, written to logits_out [rows x n_vocab()].
+  // The first call after reset() sees each row's whole prompt and runs it as one prefill; later calls
+  // consume only each row's newest token (rows keep equal lengths).
+  virtual void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out) = 0;
+  // Row i continues from the self-attention cache of source_rows[i] (beam reordering).
+  virtual void rearrange_kv_cache(const std::vector<int>& source_rows) = 0;
+  // Forgets the self-attention cache (not the window's cross K/V) before the next decode.
+  virtual void reset() = 0;
+  virtual int n_vocab() const = 0;
+};
+
+}  // namespace auris

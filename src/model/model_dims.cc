@@ -1,0 +1,53 @@
+#include "model/model_dims.h"
+
+#include <string>
+
+#include "auris/error.h"
+#include "model/weights.h"
+
+namespace auris {
+namespace {
+
+int count_blocks(const WeightMap& weights, const std::string& prefix) {
+  int n = 0;
+  while (weights.has(prefix + std::to_string(n) + ".attn_ln.weight")) ++n;
+  return n;
+}
+
+int heads_or_default(int heads, int state) {
+  if (heads > 0) return heads;
+  if (state % 64 != 0) throw Error("cannot infer the number of attention heads for width " + std::to_string(state));
+  return state / 64;
+}
+
+}  // namespace
+
+ModelDims infer_dims(const WeightMap& weights, int n_audio_head, int n_text_head) {
+  ModelDims d;
+  const Tensor& conv1 = weights.get("encoder.conv1.weight");
+  if (conv1.rank() != 3 || conv1.dim(2) != 3) throw Error("encoder.conv1.weight has shape " + conv1.shape_string() + ", expected [d, n_mels, 3]");
+  d.n_audio_state = static_cast<int>(conv1.dim(0));
+  d.n_mels = static_cast<int>(conv1.dim(1));
+  const Tensor& audio_pos = weights.get("encoder.positional_embedding");
+  if (audio_pos.rank() != 2 || audio_pos.dim(1) != d.n_audio_state) throw Error("encoder.positional_embedding has shape " + audio_pos.shape_string());
+  d.n_audio_ctx = static_cast<int>(audio_pos.dim(0));
+  d.n_audio_layer = count_blocks(weights, "encoder.blocks.");
+  d.n_audio_head = heads_or_default(n_audio_head, d.n_audio_state);
+
+  const Tensor& embedding = weights.get("decoder.token_embedding.weight");
+  if (embedding.rank() != 2) throw Error("decoder.token_embedding.weight has shape " + embedding.shape_string());
+  d.n_vocab = static_cast<int>(embedding.dim(0));
+  d.n_text_state = static_cast<int>(embedding.dim(1));
+  const Tensor& text_pos = weights.get("decoder.positional_embedding");
+  if (text_pos.rank() != 2 || text_pos.dim(1) != d.n_text_state) throw Error("decoder.positional_embedding has shape " + text_pos.shape_string());
+  d.n_text_ctx = static_cast<int>(text_pos.dim(0));
+  d.n_text_layer = count_blocks(weights, "decoder.blocks.");
+  d.n_text_head = heads_or_default(n_text_head, d.n_text_state);
+
+  if (d.n_audio_layer == 0 || d.n_text_layer == 0) throw Error("model has no encoder or decoder blocks: not a Whisper checkpoint");
+  if (d.n_vocab < 51864 || d.n_vocab > 51866) throw Error("vocabulary size " + std::to_string(d.n_vocab) + " is not a Whisper vocabulary (51864..51866)");
+  if (d.n_audio_state % d.n_audio_head != 0 || d.n_text_state % d.n_text_head != 0) throw Error("model width is not divisible by its number of heads");
+  return d;
+}
+
+}  // namespace auris

@@ -1,0 +1,38 @@
+#include "test_support.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace auris::test {
+
+std::string shared_data_dir() {
+  if (const char* env = std::getenv("AURIS_TEST_DATA")) return env;
+  fs::path p = fs::path(AURIS_SOURCE_DIR) / ".." / "shared" / "data";
+  return fs::is_directory(p) ? fs::canonical(p).string() : std::string();
+}
+
+std::string model_cache_dir() {
+  if (const char* env = std::getenv("AURIS_MODEL_DIR")) return env;
+  const char* home = std::getenv("HOME");
+  return (fs::path(home ? home : "/tmp") / ".cache" / "auris" / "models").string();
+}
+
+std::string cached_model(const std::string& name) {
+  fs::path p = fs::path(model_cache_dir()) / name;
+  return fs::exists(p / "model.bin") ? p.string() : std::string();
+}
+
+std::string fixtures_dir() { return (fs::path(AURIS_SOURCE_DIR) / "tests" / "fixtures").string(); }
+
+std::string temp_dir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  fs::path p = fs::temp_directory_path() / "auris-tests" /
+               (std::string(info->test_suite_name()) + "." + info->name());
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p.string();
+}
+
+}  // namespace auris::test

@@ -1,0 +1,31 @@
+// Where tests find their inputs: ../shared/data beside the repository, and the model cache that
+// scripts/fetch_models.sh fills. Tests that need what is absent skip with a message saying how to
+// get it, so the suite runs anywhere.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace auris::test {
+
+// ../shared/data relative to the source tree, or $AURIS_TEST_DATA; "" when absent.
+std::string shared_data_dir();
+// The cache directory holding fetched models: $AURIS_MODEL_DIR or ~/.cache/auris/models.
+std::string model_cache_dir();
+// Path of a cached test model ("tiny.en", "base"), or "" when it has not been fetched.
+std::string cached_model(const std::string& name);
+// Reference fixtures written by tools/reference/make_golden.py (tests/fixtures).
+std::string fixtures_dir();
+// A fresh empty temporary directory for the calling test.
+std::string temp_dir();
+
+}  // namespace auris::test
+
+#define AURIS_REQUIRE_SHARED_DATA(dir)                                                               \
+  const std::string dir = ::auris::test::shared_data_dir();                                         \
+  if (dir.empty()) GTEST_SKIP() << "../shared/data not found (set AURIS_TEST_DATA to the test data)"
+
+#define AURIS_REQUIRE_MODEL(var, name)                                                               \
+  const std::string var = ::auris::test::cached_model(name);                                        \
+  if (var.empty()) GTEST_SKIP() << "model " name " not cached: run scripts/fetch_models.sh"
