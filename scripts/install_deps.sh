@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages auris builds and tests with. Idempotent; needs root (or sudo).
+set -euo pipefail
+packages=(build-essential cmake pkg-config git python3 python3-pip
+  libopenblas-dev libfftw3-dev libavformat-dev libavcodec-dev libswresample-dev libavutil-dev
+  ffmpeg nlohmann-json3-dev libcli11-dev libpcre2-dev zlib1g-dev libcurl4-openssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
