@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "auris/model.h"
+
 namespace fs = std::filesystem;
 
 namespace auris::test {
@@ -13,11 +15,7 @@ std::string shared_data_dir() {
   return fs::is_directory(p) ? fs::canonical(p).string() : std::string();
 }
 
-std::string model_cache_dir() {
-  if (const char* env = std::getenv("AURIS_MODEL_DIR")) return env;
-  const char* home = std::getenv("HOME");
-  return (fs::path(home ? home : "/tmp") / ".cache" / "auris" / "models").string();
-}
+std::string model_cache_dir() { return auris::model_cache_dir(); }
 
 std::string cached_model(const std::string& name) {
   fs::path p = fs::path(model_cache_dir()) / name;

@@ -1,0 +1,87 @@
+// Transcribing audio with a loaded model, as openai/whisper's transcribe(): 30-s windows decoded in
+// turn, the seek position driven by the timestamp tokens, temperature fallback, the no-speech rule,
+// and the previous text as prompt.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "auris/decoding.h"
+#include "auris/model.h"
+
+namespace auris {
+
+struct TranscribeOptions {
+  // Per-window decoding: language, task, beam_size, best_of, patience, suppress_tokens, ...
+  // (its temperature is ignored: `temperatures` below drives it).
+  DecodingOptions decoding;
+  // Tried in turn while the result fails the thresholds below (temperature fallback).
+  std::vector<double> temperatures = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};
+  std::optional<double> compression_ratio_threshold = 2.4;
+  std::optional<double> logprob_threshold = -1.0;
+  std::optional<double> no_speech_threshold = 0.6;
+  bool condition_on_previous_text = true;
+  std::optional<std::string> initial_prompt;
+  // Called with each window's new segments as they are decided (for --verbose / streaming output).
+  std::function<void(const struct Segment&)> on_segment;
+};
+
+struct Segment {
+  int id = 0;
+  int seek = 0;  // the window's start, in mel frames (10 ms)
+  double start = 0.0;
+  double end = 0.0;
+  std::string text;
+  std::vector<int> tokens;
+  double temperature = 0.0;
+  double avg_logprob = 0.0;
+  double compression_ratio = 0.0;
+  double no_speech_prob = 0.0;
+};
+
+struct Transcript {
+  std::string text;
+  std::string language;
+  std::vector<Segment> segments;
+};
+
+// Counters that make the decoder's cache design observable (tests and benchmarks read them).
+struct EngineCounters {
+  long long encoder_windows = 0;
+  long long cross_kv_rows = 0;      // rows multiplied by the cross-attention K/V projection
+  long long cross_query_rows = 0;   // rows multiplied by the cross-attention Q projections
+  long long self_qkv_rows = 0;      // rows multiplied by the fused self-attention QKV projections
+};
+
+// One transcription session: owns the workspaces and static caches, reused for every window and
+// file. Not thread-safe; use one Transcriber per thread (they can share one Model).
+class Transcriber {
+ public:
+  explicit Transcriber(std::shared_ptr<const Model> model);
+  ~Transcriber();
+
+  // samples: mono PCM at sample_rate, which must be 16000 (see load_audio for files).
+  // Throws auris::Error for an empty buffer, another rate, or invalid options.
+  Transcript transcribe(std::span<const float> samples, int sample_rate, const TranscribeOptions& options = {});
+
+  // Decodes the first 30 s as one window, as openai/whisper's decode() on that window's log-mel.
+  DecodingResult decode(std::span<const float> samples, int sample_rate, const DecodingOptions& options = {});
+
+  // Probability of each language code for the first 30 s (multilingual models only).
+  std::map<std::string, float> detect_language(std::span<const float> samples, int sample_rate);
+
+  EngineCounters counters() const;
+  const Model& model() const { return *model_; }
+
+ private:
+  struct State;
+  std::shared_ptr<const Model> model_;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace auris

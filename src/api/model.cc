@@ -1,0 +1,70 @@
+#include "auris/model.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "api/model_impl.h"
+#include "auris/error.h"
+#include "model/model_loader.h"
+
+namespace fs = std::filesystem;
+
+namespace auris {
+
+std::string model_cache_dir() {
+  if (const char* env = std::getenv("AURIS_MODEL_DIR"); env && *env) return env;
+  const char* home = std::getenv("HOME");
+  return (fs::path(home && *home ? home : "/tmp") / ".cache" / "auris" / "models").string();
+}
+
+std::string resolve_model_path(const std::string& path_or_name) {
+  if (path_or_name.empty()) throw Error("no model given: pass --model NAME or a model path");
+  if (fs::exists(path_or_name)) return path_or_name;
+  const fs::path cached = fs::path(model_cache_dir()) / path_or_name;
+  if (path_or_name.find('/') == std::string::npos && fs::exists(cached)) return cached.string();
+  throw Error("model '" + path_or_name + "' not found (looked for the path and for " + cached.string() +
+              "): run `auris download " + path_or_name + "`, or scripts/fetch_models.sh for the test models, "
+              "or pass the path of a model directory or ggml file");
+}
+
+namespace {
+
+const char* format_name(ModelFormat f) {
+  switch (f) {
+    case ModelFormat::kCTranslate2: return "ctranslate2";
+    case ModelFormat::kHuggingFace: return "huggingface";
+    case ModelFormat::kGgml: return "ggml";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+std::shared_ptr<const Model> Model::load(const std::string& path_or_name) {
+  const std::string path = resolve_model_path(path_or_name);
+  const ModelFormat format = detect_model_format(path);
+  ModelData data = load_model_data(path);
+  ModelInfo info;
+  info.path = path;
+  info.format = format_name(format);
+  info.n_mels = data.dims.n_mels;
+  info.n_vocab = data.dims.n_vocab;
+  info.n_audio_layer = data.dims.n_audio_layer;
+  info.n_text_layer = data.dims.n_text_layer;
+  info.n_audio_state = data.dims.n_audio_state;
+  info.n_text_state = data.dims.n_text_state;
+  info.multilingual = data.dims.is_multilingual();
+  const int num_languages = data.dims.num_languages();
+  Tokenizer tokenizer(std::move(data.vocab), num_languages);
+  if (tokenizer.n_vocab() != data.dims.n_vocab)
+    throw Error("model vocabulary (" + std::to_string(tokenizer.n_vocab()) + " tokens) does not match its embedding (" +
+                std::to_string(data.dims.n_vocab) + " rows): the vocabulary file belongs to another model");
+  auto impl = std::unique_ptr<Impl>(new Impl{std::move(info), build_whisper_model(std::move(data)), std::move(tokenizer)});
+  return std::shared_ptr<const Model>(new Model(std::move(impl)));
+}
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::~Model() = default;
+const ModelInfo& Model::info() const { return impl_->info; }
+
+}  // namespace auris

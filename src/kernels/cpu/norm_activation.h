@@ -1,0 +1,16 @@
+// Element-wise and row-wise kernels of the transformer blocks.
+#pragma once
+
+namespace auris {
+
+// y = (x - mean) / sqrt(var + eps) * gamma + beta over each row of width n (in place allowed).
+void layer_norm(const float* x, int rows, int n, const float* gamma, const float* beta, float* y,
+                float eps = 1e-5f);
+// Exact (erf) GELU, as torch.nn.GELU(), in place.
+void gelu_inplace(float* x, long count);
+// y += x
+void add_inplace(float* y, const float* x, long count);
+// Softmax of one row in place; entries that are -inf stay 0.
+void softmax_inplace(float* x, int n);
+
+}  // namespace auris

@@ -1,0 +1,118 @@
+#include "whisper/decoder.h"
+
+#include <cstring>
+#include <string>
+
+#include "auris/error.h"
+#include "kernels/cpu/attention.h"
+#include "kernels/cpu/norm_activation.h"
+
+namespace auris {
+
+void Decoder::embed(const int* tokens, int n, Mode mode, int position) {
+  const ModelDims& d = model_.dims;
+  const int width = d.n_text_state;
+  x_.resize(static_cast<size_t>(n) * width);
+  for (int i = 0; i < n; ++i) {
+    const int pos = mode == Mode::kPrefill ? position + i : position;
+    if (tokens[i] < 0 || tokens[i] >= d.n_vocab)
+      throw Error("token id " + std::to_string(tokens[i]) + " is outside the vocabulary (0.." +
+                  std::to_string(d.n_vocab - 1) + ")");
+    if (pos >= d.n_text_ctx)
+      throw Error("decoder context is full: Whisper decodes at most " + std::to_string(d.n_text_ctx) + " tokens");
+    const float* e = model_.token_embedding.weight() + static_cast<size_t>(tokens[i]) * width;
+    const float* p = model_.text_positions.data() + static_cast<size_t>(pos) * width;
+    float* xi = x_.data() + static_cast<size_t>(i) * width;
+    for (int c = 0; c < width; ++c) xi[c] = e[c] + p[c];
+  }
+}
+
+void Decoder::layer(int index, int n, Mode mode, const CrossKVCache& cross, SelfKVCache& self) {
+  const DecoderBlock& blk = model_.decoder_blocks[index];
+  const int width = model_.dims.n_text_state;
+  const int n_head = model_.dims.n_text_head;
+  const int d_head = width / n_head;
+  const long size = static_cast<long>(n) * width;
+  normed_.resize(size);
+  qkv_.resize(size * 3);
+  attended_.resize(size);
+  projected_.resize(size);
+  hidden_.resize(size * 4);
+  const int start = self.length();
+
+  // Self-attention: one fused QKV GEMM; K/V appended to the static cache; attention over the prefix.
+  layer_norm(x_.data(), n, width, blk.attn_ln.gamma.data(), blk.attn_ln.beta.data(), normed_.data());
+  blk.qkv.forward(normed_.data(), n, qkv_.data());
+  for (int i = 0; i < n; ++i) {
+    const int row = mode == Mode::kPrefill ? 0 : i;
+    const int pos = mode == Mode::kPrefill ? start + i : start;
+    const float* src = qkv_.data() + static_cast<size_t>(i) * 3 * width;
+    std::memcpy(self.keys(index, row) + static_cast<size_t>(pos) * width, src + width, width * sizeof(float));
+    std::memcpy(self.values(index, row) + static_cast<size_t>(pos) * width, src + 2 * width, width * sizeof(float));
+  }
+  if (mode == Mode::kPrefill) {
+    attention({qkv_.data(), 3 * width, n, self.keys(index, 0), width, self.values(index, 0), width, start + n, n_head,
+               d_head, /*causal_offset=*/start},
+              attended_.data(), width, scratch_);
+  } else {
+    for (int r = 0; r < n; ++r) {
+      attention({qkv_.data() + static_cast<size_t>(r) * 3 * width, 3 * width, 1, self.keys(index, r), width,
+                 self.values(index, r), width, start + 1, n_head, d_head},
+                attended_.data() + static_cast<size_t>(r) * width, width, scratch_);
+    }
+  }
+  blk.attn_out.forward(attended_.data(), n, projected_.data());
+  add_inplace(x_.data(), projected_.data(), size);
+
+  // Cross-attention: Q only; K/V come from the window's cache, shared by all rows.
+  layer_norm(x_.data(), n, width, blk.cross_ln.gamma.data(), blk.cross_ln.beta.data(), normed_.data());
+  blk.cross_query.forward(normed_.data(), n, projected_.data());
+  attention({projected_.data(), width, n, cross.keys(index), cross.row_stride(), cross.values(index),
+             cross.row_stride(), cross.n_ctx(), n_head, d_head},
+            attended_.data(), width, scratch_);
+  blk.cross_out.forward(attended_.data(), n, projected_.data());
+  add_inplace(x_.data(), projected_.data(), size);
+
+  layer_norm(x_.data(), n, width, blk.mlp_ln.gamma.data(), blk.mlp_ln.beta.data(), normed_.data());
+  blk.mlp_in.forward(normed_.data(), n, hidden_.data());
+  gelu_inplace(hidden_.data(), size * 4);
+  blk.mlp_out.forward(hidden_.data(), n, projected_.data());
+  add_inplace(x_.data(), projected_.data(), size);
+}
+
+void Decoder::project_logits(const std::vector<int>& rows, std::vector<float>& logits) {
+  const int width = model_.dims.n_text_state;
+  gathered_.resize(rows.size() * width);
+  for (size_t i = 0; i < rows.size(); ++i)
+    layer_norm(x_.data() + static_cast<size_t>(rows[i]) * width, 1, width, model_.decoder_ln.gamma.data(),
+               model_.decoder_ln.beta.data(), gathered_.data() + i * width);
+  logits.resize(rows.size() * model_.dims.n_vocab);
+  model_.token_embedding.forward(gathered_.data(), static_cast<int>(rows.size()), logits.data());
+}
+
+void Decoder::prefill(const std::vector<int>& tokens, const CrossKVCache& cross, SelfKVCache& self,
+                      const std::vector<int>& logit_positions, std::vector<float>& logits) {
+  const int n = static_cast<int>(tokens.size());
+  if (n == 0) throw Error("decoder prefill needs at least one token");
+  self.set_length(0);
+  embed(tokens.data(), n, Mode::kPrefill, 0);
+  for (int l = 0; l < model_.dims.n_text_layer; ++l) layer(l, n, Mode::kPrefill, cross, self);
+  self.set_length(n);
+  for (int p : logit_positions)
+    if (p < 0 || p >= n) throw Error("prefill logits requested for a position outside the prompt");
+  project_logits(logit_positions, logits);
+}
+
+void Decoder::step(const std::vector<int>& tokens, const CrossKVCache& cross, SelfKVCache& self,
+                   std::vector<float>& logits) {
+  const int rows = static_cast<int>(tokens.size());
+  if (rows > self.max_rows()) throw Error("decode step has more rows than the cache was sized for");
+  embed(tokens.data(), rows, Mode::kStep, self.length());
+  for (int l = 0; l < model_.dims.n_text_layer; ++l) layer(l, rows, Mode::kStep, cross, self);
+  self.set_length(self.length() + 1);
+  std::vector<int> all(rows);
+  for (int r = 0; r < rows; ++r) all[r] = r;
+  project_logits(all, logits);
+}
+
+}  // namespace auris

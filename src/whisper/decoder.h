@@ -1,0 +1,34 @@
+// The text decoder over the two caches of kv_cache.h. prefill() runs a whole prompt in one pass and
+// computes logits only where asked; step() advances every row by one token. Neither reads the encoder
+// output: cross-attention projects only Q and attends over the window's CrossKVCache.
+#pragma once
+
+#include <vector>
+
+#include "whisper/kv_cache.h"
+#include "whisper/whisper_model.h"
+
+namespace auris {
+
+class Decoder {
+ public:
+  explicit Decoder(const WhisperModel& model) : model_(model) {}
+
+  // tokens: one row's prompt, written to row 0 of `self` at positions [0, n); self's length becomes n.
+  // logits: [logit_positions.size() x n_vocab], one row per requested prompt position.
+  void prefill(const std::vector<int>& tokens, const CrossKVCache& cross, SelfKVCache& self,
+               const std::vector<int>& logit_positions, std::vector<float>& logits);
+  // tokens[r] is row r's next token, at position self.length(); logits: [rows x n_vocab].
+  void step(const std::vector<int>& tokens, const CrossKVCache& cross, SelfKVCache& self, std::vector<float>& logits);
+
+ private:
+  enum class Mode { kPrefill, kStep };
+  void embed(const int* tokens, int n, Mode mode, int position);
+  void layer(int index, int n, Mode mode, const CrossKVCache& cross, SelfKVCache& self);
+  void project_logits(const std::vector<int>& rows, std::vector<float>& logits);
+
+  const WhisperModel& model_;
+  std::vector<float> x_, normed_, qkv_, attended_, projected_, hidden_, scratch_, gathered_;
+};
+
+}  // namespace auris

@@ -1,0 +1,52 @@
+#include "whisper/kv_cache.h"
+
+#include <cstring>
+
+#include "auris/error.h"
+
+namespace auris {
+
+void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) {
+  n_ctx_ = model.dims.n_audio_ctx;
+  width_ = model.dims.n_text_state;
+  row_stride_ = model.cross_kv_all_layers.out_features();
+  data_.resize(static_cast<size_t>(n_ctx_) * row_stride_);
+  model.cross_kv_all_layers.forward(encoder_out, n_ctx_, data_.data());
+}
+
+SelfKVCache::SelfKVCache(int n_layers, int max_rows, int n_ctx, int width)
+    : n_layers_(n_layers), max_rows_(max_rows), n_ctx_(n_ctx), width_(width) {
+  const size_t size = static_cast<size_t>(n_layers) * max_rows * n_ctx * width;
+  k_.assign(size, 0.0f);
+  v_.assign(size, 0.0f);
+}
+
+void SelfKVCache::reorder(const std::vector<int>& source_rows) {
+  const int rows = static_cast<int>(source_rows.size());
+  bool identity = true;
+  for (int i = 0; i < rows; ++i) {
+    if (source_rows[i] < 0 || source_rows[i] >= max_rows_) throw Error("beam reorder names a row out of range");
+    identity = identity && source_rows[i] == i;
+  }
+  if (identity || length_ == 0) return;
+  const size_t prefix = static_cast<size_t>(length_) * width_;
+  scratch_.resize(static_cast<size_t>(rows) * prefix);
+  for (std::vector<float>* cache : {&k_, &v_}) {
+    for (int layer = 0; layer < n_layers_; ++layer) {
+      for (int i = 0; i < rows; ++i)
+        std::memcpy(scratch_.data() + i * prefix, cache->data() + offset(layer, source_rows[i]), prefix * sizeof(float));
+      for (int i = 0; i < rows; ++i)
+        std::memcpy(cache->data() + offset(layer, i), scratch_.data() + i * prefix, prefix * sizeof(float));
+    }
+  }
+}
+
+void SelfKVCache::broadcast_row0(int rows) {
+  const size_t prefix = static_cast<size_t>(length_) * width_;
+  for (std::vector<float>* cache : {&k_, &v_})
+    for (int layer = 0; layer < n_layers_; ++layer)
+      for (int r = 1; r < rows; ++r)
+        std::memcpy(cache->data() + offset(layer, r), cache->data() + offset(layer, 0), prefix * sizeof(float));
+}
+
+}  // namespace auris

@@ -1,0 +1,55 @@
+// The decoder's two caches.
+//  - CrossKVCache: K and V of every decoder layer's cross-attention for one 30-s window, computed by
+//    one GEMM right after the encoder and then only read: by every decode step, every beam and every
+//    temperature retry of that window.
+//  - SelfKVCache: static [layers][rows][n_text_ctx][d] keys and values, allocated once per session;
+//    steps append one position, attention reads only the filled prefix [0, length).
+#pragma once
+
+#include <vector>
+
+#include "whisper/whisper_model.h"
+
+namespace auris {
+
+class CrossKVCache {
+ public:
+  // encoder_out: [n_audio_ctx x n_audio_state].
+  void compute(const WhisperModel& model, const float* encoder_out);
+  const float* keys(int layer) const { return data_.data() + static_cast<size_t>(layer) * 2 * width_; }
+  const float* values(int layer) const { return keys(layer) + width_; }
+  int row_stride() const { return row_stride_; }
+  int n_ctx() const { return n_ctx_; }
+
+ private:
+  std::vector<float> data_;  // [n_audio_ctx x layers*2*width]
+  int width_ = 0;
+  int row_stride_ = 0;
+  int n_ctx_ = 0;
+};
+
+class SelfKVCache {
+ public:
+  SelfKVCache(int n_layers, int max_rows, int n_ctx, int width);
+
+  float* keys(int layer, int row) { return k_.data() + offset(layer, row); }
+  float* values(int layer, int row) { return v_.data() + offset(layer, row); }
+  int length() const { return length_; }
+  void set_length(int length) { length_ = length; }
+  int max_rows() const { return max_rows_; }
+  int capacity() const { return n_ctx_; }
+  // Row i continues from source_rows[i]'s filled prefix.
+  void reorder(const std::vector<int>& source_rows);
+  // Copies row 0's filled prefix into rows [1, rows): identical prompts are prefilled once.
+  void broadcast_row0(int rows);
+
+ private:
+  size_t offset(int layer, int row) const {
+    return (static_cast<size_t>(layer) * max_rows_ + row) * n_ctx_ * width_;
+  }
+  int n_layers_, max_rows_, n_ctx_, width_;
+  int length_ = 0;
+  std::vector<float> k_, v_, scratch_;
+};
+
+}  // namespace auris

@@ -1,0 +1,68 @@
+#include "whisper/window_inference.h"
+
+#include <cstring>
+
+#include "auris/error.h"
+
+namespace auris {
+
+WindowInference::WindowInference(const WhisperModel& model) : model_(model), decoder_(model) {}
+
+void WindowInference::set_window(const float* encoder_out) {
+  cross_.compute(model_, encoder_out);
+  has_window_ = true;
+  reset();
+}
+
+void WindowInference::ensure_rows(int rows) {
+  if (self_ && self_->max_rows() >= rows) return;
+  const ModelDims& d = model_.dims;
+  self_ = std::make_unique<SelfKVCache>(d.n_text_layer, rows, d.n_text_ctx, d.n_text_state);
+}
+
+void WindowInference::reset() {
+  if (self_) self_->set_length(0);
+}
+
+void WindowInference::logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
+                             int extra_position, std::vector<float>* extra_logits_out) {
+  if (!has_window_) throw Error("decoder has no audio window: call set_window() first");
+  const int rows = static_cast<int>(tokens.size());
+  if (rows == 0) throw Error("decoder called with no sequences");
+  const int n_vocab = model_.dims.n_vocab;
+
+  if (!self_ || self_->length() == 0) {
+    // Prefill: every row starts from the same prompt, so it is computed once and copied.
+    for (const auto& row : tokens)
+      if (row != tokens[0]) throw Error("all sequences must share one prompt at prefill");
+    ensure_rows(rows);
+    const int n = static_cast<int>(tokens[0].size());
+    const bool extra = extra_position >= 0 && extra_logits_out != nullptr;
+    std::vector<int> positions = {n - 1};
+    if (extra) positions.push_back(extra_position);
+    decoder_.prefill(tokens[0], cross_, *self_, positions, prefill_logits_);
+    self_->broadcast_row0(rows);
+    auto replicate = [&](const float* row, std::vector<float>& out) {
+      out.resize(static_cast<size_t>(rows) * n_vocab);
+      for (int r = 0; r < rows; ++r) std::memcpy(out.data() + static_cast<size_t>(r) * n_vocab, row, n_vocab * sizeof(float));
+    };
+    replicate(prefill_logits_.data(), logits_out);
+    if (extra) replicate(prefill_logits_.data() + n_vocab, *extra_logits_out);
+    return;
+  }
+
+  if (rows > self_->max_rows()) throw Error("more sequences than were prefilled");
+  std::vector<int> next(rows);
+  for (int r = 0; r < rows; ++r) {
+    if (static_cast<int>(tokens[r].size()) != self_->length() + 1)
+      throw Error("each decode step must add exactly one token per sequence");
+    next[r] = tokens[r].back();
+  }
+  decoder_.step(next, cross_, *self_, logits_out);
+}
+
+void WindowInference::rearrange_kv_cache(const std::vector<int>& source_rows) {
+  if (self_) self_->reorder(source_rows);
+}
+
+}  // namespace auris
