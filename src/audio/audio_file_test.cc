@@ -1,0 +1,213 @@
+#include "audio/audio_file.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cmath>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+
+#include "audio/audio_fixtures_for_tests.h"
+#include "auris/error.h"
+
+namespace fs = std::filesystem;
+
+namespace auris {
+namespace {
+
+std::vector<int16_t> to_s16(const std::vector<float>& samples) {
+  std::vector<int16_t> out(samples.size());
+  for (size_t i = 0; i < samples.size(); ++i) out[i] = static_cast<int16_t>(std::lround(samples[i] * 32768.0f));
+  return out;
+}
+
+// Every sample equals openai's load_audio output (ffmpeg CLI to s16le, / 32768): same count, same
+// CRC-32 of the s16 bytes, same sum, and the stored every-k-th samples (for a readable failure).
+void expect_matches_reference(const std::vector<float>& samples, const nlohmann::json& ref) {
+  ASSERT_EQ(samples.size(), ref["n_samples"].get<size_t>());
+  const std::vector<int16_t> s16 = to_s16(samples);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    ASSERT_EQ(samples[i], s16[i] / 32768.0f) << "sample " << i << " is not an s16 value / 32768";
+  }
+  const auto stride = test::audio_fixture_index()["sample_stride"].get<size_t>();
+  const auto strided = test::read_fixture_array<int16_t>(ref["samples_file"]);
+  ASSERT_EQ(strided.size(), (samples.size() + stride - 1) / stride);
+  for (size_t i = 0; i < strided.size(); ++i) ASSERT_EQ(s16[i * stride], strided[i]) << "sample " << i * stride;
+  const uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(s16.data()), static_cast<uInt>(s16.size() * 2));
+  EXPECT_EQ(crc, ref["crc32_s16le"].get<uLong>());
+  double sum = 0;
+  for (float v : samples) sum += v;
+  EXPECT_DOUBLE_EQ(sum, ref["sum"].get<double>());
+}
+
+TEST(LoadAudio, EqualsWhispersLoadAudio) {
+  AURIS_REQUIRE_SHARED_DATA(data);
+  const auto index = test::audio_fixture_index();
+  ASSERT_GE(index["audio"].size(), 4u);
+  for (const auto& ref : index["audio"]) {
+    SCOPED_TRACE(ref["file"].get<std::string>());
+    expect_matches_reference(load_audio(data + "/" + ref["file"].get<std::string>()), ref);
+  }
+}
+
+// jfk.flac (44.1 kHz stereo 24-bit) and jfk.wav (16 kHz mono) are the same recording; after
+// downmixing and resampling they agree to within one s16 step.
+TEST(LoadAudio, FlacAndWavOfTheSameSpeechAgree) {
+  AURIS_REQUIRE_SHARED_DATA(data);
+  const auto flac = load_audio(data + "/audio/jfk.flac");
+  const auto wav = load_audio(data + "/audio/jfk.wav");
+  ASSERT_EQ(flac.size(), wav.size());
+  ASSERT_EQ(flac.size(), 176000u);  // 11 s at 16 kHz
+  float max_diff = 0;
+  for (size_t i = 0; i < flac.size(); ++i) max_diff = std::max(max_diff, std::abs(flac[i] - wav[i]));
+  EXPECT_LE(max_diff, 1.0f / 32768.0f);
+}
+
+// An 8 kHz file comes out at twice as many 16 kHz samples (plus the resampler's rounding).
+TEST(LoadAudio, ResamplesEightKilohertzToSixteen) {
+  AURIS_REQUIRE_SHARED_DATA(data);
+  const auto ref = test::reference_audio("audio/digits-8k/0_george_0.wav");
+  const auto samples = load_audio(data + "/audio/digits-8k/0_george_0.wav");
+  const auto source_bytes = fs::file_size(data + "/audio/digits-8k/0_george_0.wav");
+  EXPECT_NEAR(static_cast<double>(samples.size()), (source_bytes - 44) / 2 * 2.0, 4.0);
+  expect_matches_reference(samples, ref);
+}
+
+TEST(LoadAudio, ReadsStandardInput) {
+  AURIS_REQUIRE_SHARED_DATA(data);
+  const std::string path = data + "/audio/jfk.flac";
+  const int file = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(file, 0);
+  const int saved_stdin = ::dup(0);
+  ASSERT_GE(saved_stdin, 0);
+  ::dup2(file, 0);
+  ::close(file);
+  std::vector<float> samples;
+  std::string error;
+  try {
+    samples = load_audio("-");
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  ::dup2(saved_stdin, 0);
+  ::close(saved_stdin);
+  ASSERT_EQ(error, "");
+  expect_matches_reference(samples, test::reference_audio("audio/jfk.flac"));
+}
+
+// --- bad input: always an auris::Error whose message names the problem, never a crash or hang ---
+
+std::string error_of(const std::string& path) {
+  try {
+    load_audio(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+std::string head_of(const std::string& path, size_t n) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes(n, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(n));
+  bytes.resize(static_cast<size_t>(in.gcount()));
+  return bytes;
+}
+
+TEST(LoadAudioErrors, MissingFile) {
+  const std::string path = test::temp_dir() + "/nothing-here.wav";
+  EXPECT_NE(error_of(path).find("not found"), std::string::npos) << error_of(path);
+  EXPECT_NE(error_of("").find("no audio file"), std::string::npos);
+}
+
+TEST(LoadAudioErrors, Directory) {
+  EXPECT_NE(error_of(test::temp_dir()).find("is a directory"), std::string::npos);
+}
+
+TEST(LoadAudioErrors, EmptyFile) {
+  const std::string path = test::temp_dir() + "/empty.flac";
+  write_file(path, "");
+  EXPECT_NE(error_of(path).find("empty (0 bytes)"), std::string::npos) << error_of(path);
+}
+
+TEST(LoadAudioErrors, TextNamedAsAudio) {
+  const std::string dir = test::temp_dir();
+  for (const char* name : {"/notes.mp3", "/notes.wav", "/notes.flac", "/notes.ogg"}) {
+    std::string text;
+    for (int i = 0; i < 200; ++i) text += "This is a shopping list, not a song. Eggs, milk, bread.\n";
+    write_file(dir + name, text);
+    const std::string e = error_of(dir + name);
+    EXPECT_NE(e.find(dir + name), std::string::npos) << e;
+    EXPECT_EQ(e.find("(no error)"), std::string::npos) << name;
+  }
+}
+
+TEST(LoadAudioErrors, RandomBytesNamedAsAudio) {
+  const std::string path = test::temp_dir() + "/noise.m4a";
+  std::string bytes(5000, '\0');
+  uint32_t x = 12345;
+  for (char& c : bytes) c = static_cast<char>((x = x * 1664525u + 1013904223u) >> 24);
+  write_file(path, bytes);
+  EXPECT_NE(error_of(path), "(no error)");
+}
+
+// A subtitle file is a container FFmpeg opens, with a stream that is not audio.
+TEST(LoadAudioErrors, NoAudioStream) {
+  const std::string path = test::temp_dir() + "/captions.srt";
+  write_file(path, "1\n00:00:00,000 --> 00:00:01,500\nHello there.\n\n2\n00:00:02,000 --> 00:00:03,000\nBye.\n\n");
+  EXPECT_NE(error_of(path).find("no audio stream"), std::string::npos) << error_of(path);
+}
+
+// Cut short, a file gives the audio that is there: the same samples as the whole file's, up to
+// where the cut (and the resampler's few samples of look-ahead) reaches.
+TEST(LoadAudioErrors, TruncatedFileDecodesWhatIsThere) {
+  AURIS_REQUIRE_SHARED_DATA(data);
+  const std::string dir = test::temp_dir();
+  const auto index = test::audio_fixture_index();
+  const auto stride = index["sample_stride"].get<size_t>();
+  for (const char* name : {"jfk.wav", "jfk.flac"}) {
+    SCOPED_TRACE(name);
+    const std::string source = data + "/audio/" + name;
+    const std::string cut = dir + "/cut-" + name;
+    write_file(cut, head_of(source, fs::file_size(source) / 3 + 1));  // +1: mid-sample for the WAV
+    const auto samples = to_s16(load_audio(cut));
+    const auto reference = test::read_fixture_array<int16_t>(test::reference_audio("audio/" + std::string(name))["samples_file"]);
+    EXPECT_GT(samples.size(), 176000u / 4);
+    EXPECT_LT(samples.size(), 176000u / 2);
+    const size_t comparable = (samples.size() - 100) / stride;
+    for (size_t i = 0; i < comparable; ++i) ASSERT_EQ(samples[i * stride], reference[i]) << "sample " << i * stride;
+  }
+}
+
+TEST(LoadAudioErrors, TruncatedToTheHeader) {
+  AURIS_REQUIRE_SHARED_DATA(data);
+  const std::string dir = test::temp_dir();
+  for (const char* name : {"jfk.wav", "jfk.flac"}) {
+    for (size_t bytes : {4u, 20u, 44u}) {
+      const std::string cut = dir + "/" + std::to_string(bytes) + "-" + name;
+      write_file(cut, head_of(data + "/audio/" + name, bytes));
+      EXPECT_NE(error_of(cut), "(no error)") << cut;
+    }
+  }
+}
+
+TEST(LoadAudioErrors, EmptyStandardInput) {
+  const int empty = ::open("/dev/null", O_RDONLY);
+  ASSERT_GE(empty, 0);
+  const int saved_stdin = ::dup(0);
+  ::dup2(empty, 0);
+  ::close(empty);
+  const std::string e = error_of("-");
+  ::dup2(saved_stdin, 0);
+  ::close(saved_stdin);
+  EXPECT_NE(e.find("standard input"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace auris
