@@ -1,0 +1,165 @@
+// `auris transcribe FILE... --model NAME|PATH [options]`: openai/whisper's CLI options and defaults.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "audio/audio_file.h"
+#include "audio/mel.h"
+#include "auris/error.h"
+#include "auris/transcribe.h"
+#include "commands.h"
+#include "transcript_format.h"
+
+namespace auris::cli {
+namespace {
+
+struct TranscribeArgs {
+  std::vector<std::string> files;
+  std::string model = "tiny.en";
+  std::string language;
+  std::string task = "transcribe";
+  double temperature = 0.0;
+  double temperature_increment = 0.2;
+  int beam_size = 5;
+  int best_of = 5;
+  double patience = -1;
+  double length_penalty = -1;
+  std::string suppress_tokens = "-1";
+  std::string initial_prompt;
+  std::string prefix;
+  bool condition_on_previous_text = true;
+  bool without_timestamps = false;
+  double compression_ratio_threshold = 2.4;
+  double logprob_threshold = -1.0;
+  double no_speech_threshold = 0.6;
+  int threads = 0;
+  bool verbose = false;
+};
+
+TranscribeOptions to_options(const TranscribeArgs& a) {
+  TranscribeOptions o;
+  DecodingOptions& d = o.decoding;
+  d.task = a.task;
+  if (!a.language.empty()) d.language = a.language;
+  if (a.beam_size > 0) d.beam_size = a.beam_size;
+  if (a.best_of > 0) d.best_of = a.best_of;
+  if (a.patience > 0) d.patience = a.patience;
+  if (a.length_penalty >= 0) d.length_penalty = a.length_penalty;
+  d.suppress_tokens = TextOrTokens(a.suppress_tokens);
+  if (!a.prefix.empty()) d.prefix = TextOrTokens(a.prefix);
+  d.without_timestamps = a.without_timestamps;
+  o.temperatures.clear();
+  if (a.temperature_increment > 0) {
+    for (double t = a.temperature; t <= 1.0 + 1e-6; t += a.temperature_increment) o.temperatures.push_back(t);
+  } else {
+    o.temperatures.push_back(a.temperature);
+  }
+  o.compression_ratio_threshold = a.compression_ratio_threshold;
+  o.logprob_threshold = a.logprob_threshold;
+  o.no_speech_threshold = a.no_speech_threshold;
+  o.condition_on_previous_text = a.condition_on_previous_text;
+  if (!a.initial_prompt.empty()) o.initial_prompt = a.initial_prompt;
+  return o;
+}
+
+}  // namespace
+
+Command add_transcribe_command(CLI::App& app) {
+  auto a = std::make_shared<TranscribeArgs>();
+  CLI::App* cmd = app.add_subcommand("transcribe", "Transcribe (or translate) audio files");
+  cmd->add_option("files", a->files, "Audio files (any format FFmpeg reads; - for stdin)")->required();
+  cmd->add_option("-m,--model", a->model, "Model name in the cache or path")->capture_default_str();
+  cmd->add_option("-l,--language", a->language, "Spoken language (code or name); detected when omitted");
+  cmd->add_option("--task", a->task, "transcribe, or translate to English")
+      ->check(CLI::IsMember({"transcribe", "translate"}))
+      ->capture_default_str();
+  cmd->add_option("--temperature", a->temperature, "Sampling temperature")->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+  cmd->add_option("--temperature-increment-on-fallback", a->temperature_increment,
+                  "Temperature step on fallback (0 disables fallback)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--beam-size", a->beam_size, "Beams in beam search at temperature 0 (0: greedy)")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
+  cmd->add_option("--best-of", a->best_of, "Candidates when sampling with temperature > 0")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--patience", a->patience, "Beam search patience (default 1.0)")->check(CLI::PositiveNumber);
+  cmd->add_option("--length-penalty", a->length_penalty, "Length penalty alpha (default: length normalisation)")
+      ->check(CLI::Range(0.0, 10.0));
+  cmd->add_option("--suppress-tokens", a->suppress_tokens, "Comma-separated token ids to suppress; -1: non-speech")
+      ->capture_default_str();
+  cmd->add_option("--initial-prompt", a->initial_prompt, "Text to condition the first window on");
+  cmd->add_option("--prefix", a->prefix, "Text the transcript of the first window must start with");
+  cmd->add_option("--condition-on-previous-text", a->condition_on_previous_text,
+                  "Feed the previous window's text as prompt (true/false)")
+      ->capture_default_str();
+  cmd->add_flag("--without-timestamps", a->without_timestamps, "Decode text only, no timestamp tokens");
+  cmd->add_option("--compression-ratio-threshold", a->compression_ratio_threshold,
+                  "Retry hotter when gzip ratio exceeds this")
+      ->capture_default_str();
+  cmd->add_option("--logprob-threshold", a->logprob_threshold, "Retry hotter when avg log-prob is below this")
+      ->capture_default_str();
+  cmd->add_option("--no-speech-threshold", a->no_speech_threshold, "Skip windows whose no-speech prob exceeds this")
+      ->capture_default_str();
+  cmd->add_option("-t,--threads", a->threads, "CPU threads (0: all cores)")->check(CLI::Range(0, 256));
+  cmd->add_flag("-v,--verbose", a->verbose, "Print segments with timestamps as they are decided");
+
+  return {cmd, [a]() {
+    set_cpu_threads(a->threads);
+    const auto model = Model::load(a->model);
+    Transcriber transcriber(model);
+    TranscribeOptions options = to_options(*a);
+    if (a->verbose)
+      options.on_segment = [](const Segment& s) { std::fprintf(stderr, "%s\n", format_segment_line(s).c_str()); };
+    int failures = 0;
+    for (const std::string& file : a->files) {
+      try {
+        const std::vector<float> samples = load_audio(file);
+        if (samples.empty()) throw Error("'" + file + "' contains no audio samples");
+        const Transcript t = transcriber.transcribe(samples, kSampleRate, options);
+        std::printf("%s\n", trim(t.text).c_str());
+        std::fflush(stdout);
+      } catch (const Error& e) {
+        ++failures;  // one bad file must not lose the others' transcripts
+        std::fprintf(stderr, "auris: error: %s\n", e.what());
+      }
+    }
+    return failures == 0 ? 0 : 1;
+  }};
+}
+
+Command add_detect_language_command(CLI::App& app) {
+  struct Args {
+    std::vector<std::string> files;
+    std::string model = "base";
+    int threads = 0;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("detect-language", "Print the spoken language of audio files");
+  cmd->add_option("files", a->files, "Audio files")->required();
+  cmd->add_option("-m,--model", a->model, "Multilingual model name or path")->capture_default_str();
+  cmd->add_option("-t,--threads", a->threads, "CPU threads (0: all cores)")->check(CLI::Range(0, 256));
+  return {cmd, [a]() {
+    set_cpu_threads(a->threads);
+    Transcriber transcriber(Model::load(a->model));
+    int failures = 0;
+    for (const std::string& file : a->files) {
+      try {
+        const auto probs = transcriber.detect_language(load_audio(file), kSampleRate);
+        std::string best;
+        float best_p = -1;
+        for (const auto& [code, p] : probs)
+          if (p > best_p) best = code, best_p = p;
+        std::printf("%s\t%s\t%.3f\n", file.c_str(), best.c_str(), best_p);
+      } catch (const Error& e) {
+        ++failures;
+        std::fprintf(stderr, "auris: error: %s\n", e.what());
+      }
+    }
+    return failures == 0 ? 0 : 1;
+  }};
+}
+
+}  // namespace auris::cli

@@ -1,0 +1,44 @@
+#include "transcript_format.h"
+
+#include <cblas.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace auris::cli {
+
+std::string trim(const std::string& s) {
+  const size_t begin = s.find_first_not_of(" \t\n\r");
+  if (begin == std::string::npos) return "";
+  return s.substr(begin, s.find_last_not_of(" \t\n\r") - begin + 1);
+}
+
+namespace {
+
+std::string format_timestamp(double seconds) {
+  long long ms = std::llround(seconds * 1000.0);
+  const long long hours = ms / 3600000;
+  ms -= hours * 3600000;
+  const long long minutes = ms / 60000;
+  ms -= minutes * 60000;
+  const long long secs = ms / 1000;
+  ms -= secs * 1000;
+  char buf[48];
+  if (hours > 0)
+    std::snprintf(buf, sizeof buf, "%02lld:%02lld:%02lld.%03lld", hours, minutes, secs, ms);
+  else
+    std::snprintf(buf, sizeof buf, "%02lld:%02lld.%03lld", minutes, secs, ms);
+  return buf;
+}
+
+}  // namespace
+
+std::string format_segment_line(const Segment& segment) {
+  return "[" + format_timestamp(segment.start) + " --> " + format_timestamp(segment.end) + "] " + segment.text;
+}
+
+void set_cpu_threads(int threads) {
+  if (threads > 0) openblas_set_num_threads(threads);
+}
+
+}  // namespace auris::cli
