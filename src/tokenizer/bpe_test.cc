@@ -81,7 +81,8 @@ TEST(BytePairEncoderTest, EncodesCorpusLikeTiktoken) {
   AURIS_REQUIRE_SHARED_DATA(data);
   for (const char* name : {"gpt2_99.json", "multilingual_99.json"}) {
     const nlohmann::json ref = test::read_tokenizer_fixture(name);
-    const BytePairEncoder bpe(test::tiktoken_vocab(data, ref["encoding"].get<std::string>() == "gpt2.tiktoken" ? "gpt2" : "multilingual"));
+    const std::string encoding = ref["encoding"] == "gpt2.tiktoken" ? "gpt2" : "multilingual";
+    const BytePairEncoder bpe(test::tiktoken_vocab(data, encoding));
     ASSERT_GE(ref["encode"].size(), 60u);
     for (const auto& item : ref["encode"]) {
       const std::string text = item["text"];

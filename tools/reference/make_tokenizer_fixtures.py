@@ -94,6 +94,12 @@ CORPUS = [
     "z.\u200b\u200bz",
     "\u2000\u2001.\u205f\u202f.",
 ]
+# "x  <c>." splits as "x", "  ", "<c>", "." if <c> is whitespace and as "x", " ", " <c>." if not.
+CORPUS += [
+    f"x  {chr(c)}."
+    for c in [0x0B, 0x0C, 0x1C, 0x1F, 0x85, 0xA0, 0x1680, 0x180E, 0x2000, 0x200A, 0x200B, 0x2028,
+              0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF]
+]
 
 SOT_REQUESTS = [
     (None, None),
@@ -153,7 +159,7 @@ def tokenizer_fixture(multilingual: bool, num_languages: int, rng: random.Random
     for _ in range(40):
         sequences.append([rng.randrange(n_regular) for _ in range(rng.randint(1, 8))])
     ts = tok.timestamp_begin
-    sequences.append([tok.sot] + list(tok.sot_sequence) + [ts] + tok.encode(" Hello there.") + [ts + 57, tok.eot])
+    sequences.append(list(tok.sot_sequence) + [ts] + tok.encode(" Hello there.") + [ts + 57, tok.eot])
     sequences.append([ts, ts + 1, ts + 1500, tok.no_timestamps, tok.no_speech, tok.sot_prev, tok.sot_lm])
     sequences.append([tok.sot_prev] + tok.encode(" previous text") + [tok.sot, tok.transcribe, ts + 50])
     sequences.append(tok.encode("é")[:1] + [ts + 3] + tok.encode("é")[1:])
