@@ -58,7 +58,7 @@ class Ct2Model {
         const uint32_t dim = in.read<uint32_t>();
         v.shape.push_back(dim);
         numel *= dim;
-        if (numel > bytes.size()) throw Error(where(name) + "claims more elements than the file holds: the file is corrupted");
+        if (numel > bytes.size()) throw Error(where(name) + "claims more elements than the file holds: the file is truncated or corrupted");
       }
       uint64_t num_bytes;
       if (version >= 4) {
