@@ -1,0 +1,35 @@
+// whisper.cpp's ggml model file (models/convert-pt-to-ggml.py): uint32 magic "ggml"; int32 hparams
+// n_vocab, n_audio_ctx, n_audio_state, n_audio_head, n_audio_layer, n_text_ctx, n_text_state,
+// n_text_head, n_text_layer, n_mels, ftype; mel filters (int32 n_mel, int32 n_fft, float data);
+// vocabulary (int32 count, then uint32 length + bytes each); tensors until EOF: int32 n_dims,
+// int32 name length, int32 type, int32 ne[n_dims] (innermost first), name, data.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/model_dims.h"
+#include "util/byte_reader.h"
+
+namespace auris {
+
+inline constexpr uint32_t kGgmlMagic = 0x67676d6c;  // "ggml"
+enum GgmlType : int32_t { kGgmlF32 = 0, kGgmlF16 = 1 };
+
+struct GgmlHeader {
+  ModelDims dims;  // from hparams (alignment heads are not stored in ggml files)
+  int32_t ftype = 0;
+  int32_t n_mel_filters = 0, n_fft_bins = 0;
+  std::vector<float> mel_filters;   // [n_mel_filters x n_fft_bins]
+  std::vector<std::string> vocab;   // raw token bytes as stored (may end with <|endoftext|>)
+};
+
+// Parses everything before the tensors, leaving `in` at the first tensor. Throws auris::Error naming
+// `path` for a bad magic, implausible hparams, a quantised ftype, or a truncated file.
+GgmlHeader read_ggml_header(ByteReader& in, const std::string& path);
+
+// "f32", "f16", "q4_0", ... for ggml tensor type codes ("type N" when unknown).
+std::string ggml_type_name(int32_t type);
+
+}  // namespace auris
