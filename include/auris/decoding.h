@@ -1,0 +1,63 @@
+// Options and result of decoding one 30-s window, field for field as openai/whisper's
+// DecodingOptions and DecodingResult (decoding.py), with the same defaults.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace auris {
+
+// Text (encoded as " " + text.strip(), like openai) or ready token ids.
+using TextOrTokens = std::variant<std::string, std::vector<int>>;
+
+struct DecodingOptions {
+  // "transcribe" (X->X) or "translate" (X->English).
+  std::string task = "transcribe";
+  // Language code or name of the audio; detected from the audio when unset (multilingual models).
+  std::optional<std::string> language;
+
+  // Sampling: temperature 0 is greedy (or beam search); > 0 samples from softmax(logits / T).
+  double temperature = 0.0;
+  std::optional<int> sample_len;  // maximum number of tokens to sample; n_text_ctx / 2 when unset
+  std::optional<int> best_of;     // independent sampled sequences, when temperature > 0
+  std::optional<int> beam_size;   // beams in beam search, when temperature == 0
+  std::optional<double> patience; // beam search patience (arxiv:2204.05424)
+
+  // Google NMT "alpha" for ranking candidates; unset means plain length normalisation.
+  std::optional<double> length_penalty;
+
+  // Previous context (fed after <|startofprev|>) and a forced prefix of the current text.
+  std::optional<TextOrTokens> prompt;
+  std::optional<TextOrTokens> prefix;
+
+  // Token ids to suppress, as a list or as comma-separated text; -1 stands for the tokenizer's
+  // non-speech symbols. Unset or empty suppresses only the special tokens.
+  std::optional<TextOrTokens> suppress_tokens = TextOrTokens(std::string("-1"));
+  bool suppress_blank = true;  // no blank (" " or <|endoftext|>) as the first sampled token
+
+  // Timestamps: <|notimestamps|> samples text tokens only.
+  bool without_timestamps = false;
+  std::optional<double> max_initial_timestamp = 1.0;
+
+  // auris addition: seed of the sampler used when temperature > 0 (openai uses torch's global RNG).
+  std::uint64_t seed = 0;
+};
+
+struct DecodingResult {
+  std::string language;
+  // Probability per language code, present when the language was detected.
+  std::optional<std::map<std::string, float>> language_probs;
+  std::vector<int> tokens;  // sampled tokens, without the start sequence and <|endoftext|>
+  std::string text;
+  double avg_logprob = NAN;
+  double no_speech_prob = NAN;
+  double temperature = NAN;
+  double compression_ratio = NAN;
+};
+
+}  // namespace auris

@@ -1,0 +1,42 @@
+#include "decoding/log_softmax.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace auris {
+
+namespace {
+
+float max_of(std::span<const float> values) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (float v : values) m = std::max(m, v);
+  return m;
+}
+
+}  // namespace
+
+double log_sum_exp(std::span<const float> values) {
+  const float m = max_of(values);
+  if (std::isinf(m) && m < 0) return -std::numeric_limits<double>::infinity();
+  double sum = 0.0;
+  for (float v : values) sum += std::exp(static_cast<double>(v) - m);
+  return m + std::log(sum);
+}
+
+void log_softmax(std::span<const float> logits, std::span<float> out) {
+  const float m = max_of(logits);
+  double sum = 0.0;
+  for (float v : logits) sum += std::exp(static_cast<double>(v - m));
+  const float log_sum = static_cast<float>(std::log(sum));
+  for (size_t i = 0; i < logits.size(); ++i) out[i] = (logits[i] - m) - log_sum;
+}
+
+double softmax_probability(std::span<const float> logits, int index) {
+  const float m = max_of(logits);
+  double sum = 0.0;
+  for (float v : logits) sum += std::exp(static_cast<double>(v - m));
+  return std::exp(static_cast<double>(logits[index] - m)) / sum;
+}
+
+}  // namespace auris

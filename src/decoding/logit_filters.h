@@ -1,0 +1,62 @@
+// The rules openai/whisper applies to each step's logits before choosing tokens (decoding.py's
+// LogitFilter classes). Each works on a batch: logits is [rows x n_vocab], tokens holds each row's
+// whole context (start sequence, prompt, prefix and the tokens sampled so far).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace auris {
+
+using TokenRows = std::vector<std::vector<int>>;
+
+class LogitFilter {
+ public:
+  virtual ~LogitFilter() = default;
+  // Masks logits in place with -inf.
+  virtual void apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const = 0;
+};
+
+// At the first sampled position, forbids a blank start: the tokens of " " and <|endoftext|>.
+class SuppressBlank : public LogitFilter {
+ public:
+  SuppressBlank(std::vector<int> blank_tokens, int eot, int sample_begin);
+  void apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const override;
+
+ private:
+  std::vector<int> suppressed_;
+  int sample_begin_;
+};
+
+// Forbids a fixed set of tokens at every step.
+class SuppressTokens : public LogitFilter {
+ public:
+  explicit SuppressTokens(std::vector<int> tokens);
+  void apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const override;
+
+ private:
+  std::vector<int> suppressed_;
+};
+
+// Whisper's timestamp grammar: timestamps come in pairs (except right before <|endoftext|>), never
+// decrease, a segment must not be empty, the first token is a timestamp no later than
+// max_initial_timestamp_index, and when the timestamps together are more probable than any single
+// text token, a timestamp is sampled.
+class ApplyTimestampRules : public LogitFilter {
+ public:
+  struct Tokens {
+    int eot;
+    int no_timestamps;
+    int timestamp_begin;
+  };
+  ApplyTimestampRules(Tokens special, int sample_begin, std::optional<int> max_initial_timestamp_index);
+  void apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const override;
+
+ private:
+  Tokens special_;
+  int sample_begin_;
+  std::optional<int> max_initial_timestamp_index_;
+};
+
+}  // namespace auris

@@ -1,0 +1,115 @@
+#include "decoding/logit_filters.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "fake_decoder_model.h"
+#include "test_support.h"
+
+namespace auris {
+namespace {
+
+using nlohmann::json;
+
+json load_fixture(const std::string& name) {
+  std::ifstream in(test::fixtures_dir() + "/decoding/" + name);
+  if (!in) throw std::runtime_error("missing fixture " + name + ": run tools/reference/make_decoding_fixtures.py");
+  return json::parse(in);
+}
+
+std::unique_ptr<LogitFilter> make_filter(const json& vocab, const json& c) {
+  const std::string kind = c["filter"];
+  if (kind == "suppress_blank") {
+    return std::make_unique<SuppressBlank>(vocab["blank_tokens"].get<std::vector<int>>(), vocab["eot"].get<int>(),
+                                           c["sample_begin"].get<int>());
+  }
+  if (kind == "suppress_tokens") return std::make_unique<SuppressTokens>(c["suppress_tokens"].get<std::vector<int>>());
+  std::optional<int> max_index;
+  if (!c["max_initial_timestamp_index"].is_null()) max_index = c["max_initial_timestamp_index"].get<int>();
+  return std::make_unique<ApplyTimestampRules>(
+      ApplyTimestampRules::Tokens{vocab["eot"], vocab["no_timestamps"], vocab["timestamp_begin"]},
+      c["sample_begin"].get<int>(), max_index);
+}
+
+std::uint64_t bits_sum(const float* row, int n) {
+  std::uint64_t sum = 0;
+  for (int i = 0; i < n; ++i) sum += std::bit_cast<std::uint32_t>(row[i]);
+  return sum;
+}
+
+// Every fixture row: the same pseudo-random logits, then exactly the reference's -inf positions
+// and every other value untouched.
+TEST(LogitFilters, MatchOpenaiOnRandomContexts) {
+  const json fixture = load_fixture("logit_filters.json");
+  int rows_checked = 0;
+  int timestamp_forced = 0;
+  for (const json& vocab : fixture) {
+    const int n_vocab = vocab["n_vocab"];
+    const int tb = vocab["timestamp_begin"];
+    for (const json& c : vocab["cases"]) {
+      const auto filter = make_filter(vocab, c);
+      TokenRows tokens;
+      std::vector<float> logits;
+      for (const json& r : c["rows"]) {
+        std::vector<std::pair<int, float>> overrides;
+        for (const json& o : r["overrides"]) overrides.emplace_back(o[0].get<int>(), o[1].get<float>());
+        const auto row = test::random_logits(r["seed"].get<std::uint64_t>(), n_vocab, r["scale"].get<float>(), overrides);
+        ASSERT_EQ(std::to_string(bits_sum(row.data(), n_vocab)), r["input_fingerprint"].get<std::string>())
+            << "pseudo-random logits differ from the Python generator";
+        logits.insert(logits.end(), row.begin(), row.end());
+        tokens.push_back(r["tokens"].get<std::vector<int>>());
+      }
+      const std::vector<float> before = logits;
+      filter->apply(logits, n_vocab, tokens);
+      for (size_t k = 0; k < tokens.size(); ++k) {
+        std::vector<char> expected_masked(n_vocab, 0);
+        for (const json& range : c["rows"][k]["masked"])
+          for (int t = range[0]; t < range[1].get<int>(); ++t) expected_masked[t] = 1;
+        int mismatches = 0;
+        for (int t = 0; t < n_vocab && mismatches < 5; ++t) {
+          const float got = logits[k * n_vocab + t];
+          const float want = expected_masked[t] ? -INFINITY : before[k * n_vocab + t];
+          if (std::bit_cast<std::uint32_t>(got) != std::bit_cast<std::uint32_t>(want)) {
+            ++mismatches;
+            ADD_FAILURE() << vocab["vocabulary"] << " " << c["filter"] << " row " << k << " token " << t << ": got "
+                          << got << ", want " << want << "; tokens " << c["rows"][k]["tokens"].dump();
+          }
+        }
+        timestamp_forced += c["filter"] == "timestamp_rules" && expected_masked[0] && !expected_masked[tb];
+        ++rows_checked;
+      }
+    }
+  }
+  EXPECT_GT(rows_checked, 400);
+  EXPECT_GT(timestamp_forced, 20) << "the fixtures should exercise the timestamp-probability rule";
+}
+
+TEST(LogitFilters, TimestampPairsAndMonotonicity) {
+  // Vocabulary: text 0..9, eot 10, no_timestamps 11, timestamps 12..21; sampling starts at 1.
+  const ApplyTimestampRules rules({10, 11, 12}, 1, std::nullopt);
+  const int n_vocab = 22;
+  auto masked_after = [&](std::vector<int> row) {
+    std::vector<float> logits(n_vocab, 0.0f);
+    logits[3] = logits[10] = 5.0f;  // text and eot far above any timestamp: the probability rule stays out
+    rules.apply(logits, n_vocab, {row});
+    std::string mask;
+    for (float x : logits) mask += std::isinf(x) ? 'x' : '.';
+    return mask;
+  };
+  // text, then an opening timestamp 14: the pair must close at >= 14 (or end), no text.
+  EXPECT_EQ(masked_after({0, 5, 14}), "xxxxxxxxxx.xxx........");
+  // a closed pair (14, 15): text must follow, no timestamps.
+  EXPECT_EQ(masked_after({0, 14, 15}), "...........xxxxxxxxxxx");
+  // after text following timestamp 15, the next timestamp must be > 15 (a segment is never empty).
+  EXPECT_EQ(masked_after({0, 14, 15, 3}), "...........xxxxx......");
+  // the first sampled token must be a timestamp.
+  EXPECT_EQ(masked_after({0}), "xxxxxxxxxxxx..........");
+}
+
+}  // namespace
+}  // namespace auris
