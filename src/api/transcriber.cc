@@ -118,7 +118,7 @@ Transcript Transcriber::transcribe(std::span<const float> samples, int sample_ra
   int seek = 0;
   while (seek < content_frames) {
     const int segment_size = std::min(kChunkFrames, content_frames - seek);
-    state_->set_window(mel_window(mel, seek));
+    state_->set_window(mel_window(mel, seek, segment_size));
 
     DecodingResult result;
     for (double temperature : options.temperatures) {

@@ -125,8 +125,8 @@ LogMel log_mel_spectrogram(std::span<const float> samples, int n_mels, int paddi
   return mel;
 }
 
-LogMel mel_window(const LogMel& mel, int offset, int n_frames) {
-  if (offset < 0 || n_frames < 0) {
+LogMel mel_window(const LogMel& mel, int offset, int length, int n_frames) {
+  if (offset < 0 || n_frames < 0 || length < 0) {
     throw Error("invalid mel window (offset " + std::to_string(offset) + ", " + std::to_string(n_frames) +
                 " frames): both must be non-negative");
   }
@@ -134,7 +134,7 @@ LogMel mel_window(const LogMel& mel, int offset, int n_frames) {
   window.n_mels = mel.n_mels;
   window.n_frames = n_frames;
   window.data.assign(static_cast<size_t>(mel.n_mels) * n_frames, 0.0f);
-  const int available = std::clamp(mel.n_frames - offset, 0, n_frames);
+  const int available = std::clamp(std::min(length, mel.n_frames - offset), 0, n_frames);
   if (available == 0) return window;
   for (int m = 0; m < mel.n_mels; ++m) {
     const float* src = mel.data.data() + static_cast<size_t>(m) * mel.n_frames + offset;

@@ -25,7 +25,9 @@ struct LogMel {
 // Throws auris::Error for n_mels other than 80/128.
 LogMel log_mel_spectrogram(std::span<const float> samples, int n_mels, int padding = 0);
 
-// openai pad_or_trim on the frame axis: frames [offset, offset + n_frames) of mel, zero-padded.
-LogMel mel_window(const LogMel& mel, int offset, int n_frames = kChunkFrames);
+// openai pad_or_trim(mel[:, offset:offset + length], n_frames): up to `length` frames from `offset`,
+// zero-padded (or trimmed) to n_frames. transcribe() passes the window's real audio length, so the
+// frames past the end of the audio are zeros, not the log-mel of the padding.
+LogMel mel_window(const LogMel& mel, int offset, int length = kChunkFrames, int n_frames = kChunkFrames);
 
 }  // namespace auris

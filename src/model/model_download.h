@@ -1,0 +1,31 @@
+// Fetching official models from the Hugging Face Hub into the model cache (`auris download`): the
+// only code in auris that touches the network. Files land in DEST.partial and are renamed into place
+// when complete, so an interrupted download never looks like a model.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace auris {
+
+enum class DownloadFormat { kCTranslate2, kHuggingFace, kGgml };
+
+struct DownloadPlan {
+  std::string name;                // registry name, e.g. "tiny.en"
+  std::string destination;         // directory (ctranslate2, huggingface) or file (ggml)
+  std::vector<std::string> urls;   // one per file
+  std::vector<std::string> files;  // destination-relative file names, parallel to urls
+};
+
+// The hub endpoint: $AURIS_HUB_ENDPOINT (e.g. a mirror or file:///dir for tests), else https://huggingface.co.
+std::string hub_endpoint();
+// What `auris download name --format f` would fetch and where. Throws auris::Error for unknown names
+// or a format the model is not published in.
+DownloadPlan plan_download(const std::string& name, DownloadFormat format, const std::string& cache_dir);
+// Fetches every file of the plan; progress(file, bytes_done, bytes_total) is called as data arrives.
+// Throws auris::Error (HTTP status or transfer error, with the URL) and leaves no partial model behind.
+void run_download(const DownloadPlan& plan,
+                  const std::function<void(const std::string&, long long, long long)>& progress = nullptr);
+
+}  // namespace auris

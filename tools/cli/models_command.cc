@@ -1,0 +1,75 @@
+// `auris models`: what is in the cache and what `auris download` can fetch.
+// `auris download NAME [--format ct2|hf|ggml]`: fetches an official model into the cache.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "auris/model.h"
+#include "commands.h"
+#include "model/model_download.h"
+#include "model/model_registry.h"
+
+namespace fs = std::filesystem;
+
+namespace auris::cli {
+
+Command add_models_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("models", "List cached models and the models that can be downloaded");
+  return {cmd, []() {
+    const std::string cache = model_cache_dir();
+    std::printf("Cached in %s:\n", cache.c_str());
+    int cached = 0;
+    std::error_code ec;
+    if (fs::is_directory(cache, ec)) {
+      for (const auto& entry : fs::directory_iterator(cache, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.ends_with(".partial")) continue;
+        const bool is_model = entry.is_directory() ? (fs::exists(entry.path() / "model.bin") ||
+                                                      fs::exists(entry.path() / "config.json"))
+                                                   : name.ends_with(".bin");
+        if (!is_model) continue;
+        std::printf("  %s\n", name.c_str());
+        ++cached;
+      }
+    }
+    if (cached == 0) std::printf("  (none)\n");
+    std::printf("Available with `auris download NAME` (formats: ct2, hf, ggml):\n");
+    for (const RegistryModel& m : registry_models())
+      std::printf("  %-18s %s%s%s\n", m.name.c_str(), m.ct2_repo.empty() ? "" : "ct2 ", m.hf_repo.empty() ? "" : "hf ",
+                  m.ggml_file.empty() ? "" : "ggml");
+    return 0;
+  }};
+}
+
+Command add_download_command(CLI::App& app) {
+  struct Args {
+    std::string name;
+    std::string format = "ct2";
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("download", "Download an official Whisper model into the cache");
+  cmd->add_option("name", a->name, "Model name (see `auris models`)")->required();
+  cmd->add_option("--format", a->format, "ct2 (faster-whisper), hf (Transformers) or ggml (whisper.cpp)")
+      ->check(CLI::IsMember({"ct2", "hf", "ggml"}))
+      ->capture_default_str();
+  return {cmd, [a]() {
+    const DownloadFormat format = a->format == "hf"     ? DownloadFormat::kHuggingFace
+                                  : a->format == "ggml" ? DownloadFormat::kGgml
+                                                        : DownloadFormat::kCTranslate2;
+    const DownloadPlan plan = plan_download(a->name, format, model_cache_dir());
+    const bool tty = ::isatty(STDERR_FILENO);
+    std::fprintf(stderr, "auris: downloading %s (%s) into %s\n", plan.name.c_str(), a->format.c_str(),
+                 plan.destination.c_str());
+    run_download(plan, [tty](const std::string& file, long long done, long long total) {
+      if (!tty || total <= 0) return;
+      std::fprintf(stderr, "\r  %-24s %5.1f%% of %.1f MB", file.c_str(), 100.0 * done / total, total / 1e6);
+    });
+    if (tty) std::fprintf(stderr, "\n");
+    std::printf("%s\n", plan.destination.c_str());
+    return 0;
+  }};
+}
+
+}  // namespace auris::cli
