@@ -50,11 +50,10 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : file_(std::make_uniq
     e.dtype = info["dtype"].get<std::string>();
     uint64_t numel = 1;
     for (const auto& d : info["shape"]) {
-      if (!d.is_number_unsigned() || d.get<uint64_t>() > data_size)
-        throw Error(bad + "has an invalid shape " + info["shape"].dump());
+      if (!d.is_number_unsigned()) throw Error(bad + "has an invalid shape " + info["shape"].dump());
       e.shape.push_back(d.get<int64_t>());
       numel *= d.get<uint64_t>();
-      if (numel > data_size) throw Error(bad + "has shape " + info["shape"].dump() + ", larger than the file");
+      if (d.get<uint64_t>() > data_size || numel > data_size) throw Error(bad + "has shape " + info["shape"].dump() + ", larger than the file");
     }
     for (const auto& o : info["data_offsets"])
       if (!o.is_number_unsigned()) throw Error(bad + "has invalid data_offsets " + info["data_offsets"].dump());
