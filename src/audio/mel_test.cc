@@ -82,12 +82,15 @@ TEST(LogMel, RejectsBadArguments) {
 
 TEST(MelWindow, SlicesAndZeroPadsLikePadOrTrim) {
   LogMel mel{2, 5, {0, 1, 2, 3, 4, 10, 11, 12, 13, 14}};
-  const LogMel mid = mel_window(mel, 1, 3);
+  const LogMel mid = mel_window(mel, 1, 3, 3);
   EXPECT_EQ(mid.data, (std::vector<float>{1, 2, 3, 11, 12, 13}));
-  const LogMel tail = mel_window(mel, 3, 4);
+  const LogMel tail = mel_window(mel, 3, 4, 4);
   EXPECT_EQ(tail.data, (std::vector<float>{3, 4, 0, 0, 13, 14, 0, 0}));
-  const LogMel past = mel_window(mel, 9, 2);
+  const LogMel past = mel_window(mel, 9, 2, 2);
   EXPECT_EQ(past.data, (std::vector<float>{0, 0, 0, 0}));
+  // transcribe(): only `length` frames of audio; the rest of the window is zeros.
+  const LogMel partial = mel_window(mel, 1, 2, 4);
+  EXPECT_EQ(partial.data, (std::vector<float>{1, 2, 0, 0, 11, 12, 0, 0}));
   EXPECT_EQ(mel_window(mel, 0).n_frames, kChunkFrames);
   EXPECT_THROW(mel_window(mel, -1, 3), Error);
 }
