@@ -7,7 +7,7 @@
 #include "model/ggml_format.h"
 #include "model/half_float.h"
 #include "model/model_loader.h"
-#include "model/slaney_mel_filters.h"
+#include "audio/mel_filters.h"
 #include "model/weight_layout.h"
 
 namespace auris {
@@ -51,7 +51,7 @@ void write_ggml(const ModelData& model, const std::string& file, bool half) {
                 d.n_text_head, d.n_text_layer, d.n_mels, half ? 1 : 0})
     w.put<int32_t>(v);
 
-  const std::vector<float> filters = slaney_mel_filters(d.n_mels);
+  const std::vector<float>& filters = mel_filters(d.n_mels).weights;
   w.put<int32_t>(d.n_mels);
   w.put<int32_t>(static_cast<int32_t>(filters.size() / static_cast<size_t>(d.n_mels)));
   w.bytes(filters.data(), filters.size() * 4);
