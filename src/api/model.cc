@@ -20,8 +20,11 @@ std::string model_cache_dir() {
 std::string resolve_model_path(const std::string& path_or_name) {
   if (path_or_name.empty()) throw Error("no model given: pass --model NAME or a model path");
   if (fs::exists(path_or_name)) return path_or_name;
+  if (path_or_name.find('/') != std::string::npos)
+    throw Error("model path '" + path_or_name + "' does not exist: pass a CTranslate2 or Hugging Face model "
+                "directory, a whisper.cpp ggml file, or a model name");
   const fs::path cached = fs::path(model_cache_dir()) / path_or_name;
-  if (path_or_name.find('/') == std::string::npos && fs::exists(cached)) return cached.string();
+  if (fs::exists(cached)) return cached.string();
   throw Error("model '" + path_or_name + "' not found (looked for the path and for " + cached.string() +
               "): run `auris download " + path_or_name + "`, or scripts/fetch_models.sh for the test models, "
               "or pass the path of a model directory or ggml file");

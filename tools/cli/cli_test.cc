@@ -1,0 +1,150 @@
+// End-to-end tests of the `auris` command: real runs of the built binary, checking what a user sees
+// (stdout, stderr, exit status) for good input and for every kind of bad input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace auris {
+namespace {
+
+struct RunResult {
+  int status = -1;  // exit status; 128 + signal if killed
+  std::string out;
+  std::string err;
+};
+
+RunResult run_cli(const std::string& args) {
+  // Not test::temp_dir(): that empties the test's directory, which holds the files being run on.
+  static int counter = 0;
+  const fs::path dir = fs::temp_directory_path() / "auris-cli-runs" / std::to_string(++counter);
+  fs::create_directories(dir);
+  const std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
+  const std::string cmd = std::string("timeout 300 ") + AURIS_CLI_PATH + " " + args + " >" + out + " 2>" + err;
+  const int raw = std::system(cmd.c_str());
+  RunResult r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+// Lower case, letters/digits/spaces only: compares transcripts without punctuation or casing.
+std::string words(const std::string& s) {
+  std::string w;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c))) w += static_cast<char>(std::tolower(c));
+    else if (c == ' ' && !w.empty() && w.back() != ' ') w += ' ';
+  }
+  while (!w.empty() && w.back() == ' ') w.pop_back();
+  return w;
+}
+
+void expect_clean_failure(const RunResult& r, const std::string& message_part) {
+  EXPECT_EQ(r.status, 1) << "stderr: " << r.err;  // 1 = handled error; not a crash signal or internal error
+  EXPECT_NE(r.err.find("auris: error:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(message_part), std::string::npos) << r.err;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    data_ = test::shared_data_dir();
+    model_ = test::cached_model("tiny.en");
+    if (data_.empty() || model_.empty()) GTEST_SKIP() << "needs ../shared/data and the tiny.en model (scripts/fetch_models.sh)";
+    jfk_ = data_ + "/audio/jfk.flac";
+  }
+  std::string data_, model_, jfk_;
+};
+
+TEST_F(Cli, TranscribesJfk) {
+  const RunResult r = run_cli("transcribe --model " + model_ + " " + jfk_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(words(r.out),
+            "and so my fellow americans ask not what your country can do for you ask what you can do for your country");
+}
+
+TEST_F(Cli, HelpAndVersion) {
+  EXPECT_EQ(run_cli("--help").status, 0);
+  EXPECT_EQ(run_cli("transcribe --help").status, 0);
+  EXPECT_NE(run_cli("--version").out.find("auris"), std::string::npos);
+  EXPECT_NE(run_cli("").status, 0);  // a subcommand is required
+}
+
+TEST_F(Cli, BadOptionValuesAreRejected) {
+  for (const std::string& bad : {"--task summarize", "--beam-size -3", "--temperature banana", "--threads -1",
+                                 "--no-such-option"}) {
+    const RunResult r = run_cli("transcribe --model " + model_ + " " + bad + " " + jfk_);
+    EXPECT_NE(r.status, 0) << bad;
+    EXPECT_LT(r.status, 128) << bad << " crashed";
+    EXPECT_FALSE(r.err.empty()) << bad;
+  }
+  expect_clean_failure(run_cli("transcribe --model " + model_ + " --language klingon " + jfk_), "klingon");
+  // English-only models cannot translate.
+  expect_clean_failure(run_cli("transcribe --model " + model_ + " --task translate " + jfk_), "English");
+}
+
+TEST_F(Cli, MissingModelSaysHowToGetIt) {
+  expect_clean_failure(run_cli("transcribe --model no-such-model " + jfk_), "auris download");
+}
+
+TEST_F(Cli, BadAudioFilesFailCleanlyWithoutLosingTheOthers) {
+  const std::string dir = test::temp_dir();
+  const std::string text_mp3 = dir + "/notes.mp3", empty = dir + "/empty.wav";
+  std::ofstream(text_mp3) << "this is not audio, just text pretending\n";
+  std::ofstream(empty).close();
+  struct Case {
+    std::string path, message;
+  } cases[] = {{dir + "/missing.flac", "missing.flac"}, {dir, "is a directory"}, {text_mp3, "notes.mp3"},
+               {empty, "empty.wav"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.path);
+    expect_clean_failure(run_cli("transcribe --model " + model_ + " --beam-size 0 " + c.path), c.message);
+  }
+  // A batch with a bad file still transcribes the good one, and reports failure.
+  const RunResult batch = run_cli("transcribe --model " + model_ + " --beam-size 0 " + text_mp3 + " " + jfk_);
+  EXPECT_EQ(batch.status, 1);
+  EXPECT_NE(words(batch.out).find("ask not what your country"), std::string::npos) << batch.out;
+}
+
+TEST_F(Cli, CorruptModelFailsCleanly) {
+  const std::string dir = test::temp_dir() + "/broken";
+  fs::create_directories(dir);
+  for (const char* f : {"config.json", "vocabulary.txt"}) fs::copy_file(model_ + "/" + f, dir + "/" + f);
+  {  // the first 10 kB of model.bin: a truncated download
+    std::ifstream in(model_ + "/model.bin", std::ios::binary);
+    std::string head(10000, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    std::ofstream(dir + "/model.bin", std::ios::binary) << head;
+  }
+  expect_clean_failure(run_cli("transcribe --model " + dir + " " + jfk_), "truncated");
+}
+
+TEST_F(Cli, ConvertedModelsTranscribeTheSame) {
+  const std::string dir = test::temp_dir();
+  const RunResult hf = run_cli("convert " + model_ + " --to hf -o " + dir + "/hf");
+  ASSERT_EQ(hf.status, 0) << hf.err;
+  const RunResult gg = run_cli("convert " + model_ + " --to ggml --f16 -o " + dir + "/model.ggml.bin");
+  ASSERT_EQ(gg.status, 0) << gg.err;
+  const RunResult original = run_cli("transcribe --beam-size 0 --model " + model_ + " " + jfk_);
+  const RunResult from_hf = run_cli("transcribe --beam-size 0 --model " + dir + "/hf " + jfk_);
+  const RunResult from_ggml = run_cli("transcribe --beam-size 0 --model " + dir + "/model.ggml.bin " + jfk_);
+  ASSERT_EQ(original.status, 0) << original.err;
+  EXPECT_EQ(from_hf.out, original.out) << from_hf.err;
+  EXPECT_EQ(from_ggml.out, original.out) << from_ggml.err;
+}
+
+}  // namespace
+}  // namespace auris
