@@ -1,0 +1,59 @@
+#include "kernels/cpu/attention.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace auris {
+namespace {
+
+// Straightforward per-element attention, the definition the BLAS version must reproduce.
+std::vector<float> naive_attention(const AttentionInput& in) {
+  const int width = in.n_head * in.d_head;
+  std::vector<float> out(static_cast<size_t>(in.n_q) * width, 0.0f);
+  for (int h = 0; h < in.n_head; ++h) {
+    for (int i = 0; i < in.n_q; ++i) {
+      const int visible = in.causal_offset >= 0 ? std::min(in.n_kv, i + in.causal_offset + 1) : in.n_kv;
+      std::vector<double> p(visible);
+      double max = -INFINITY, sum = 0;
+      for (int j = 0; j < visible; ++j) {
+        double dot = 0;
+        for (int c = 0; c < in.d_head; ++c)
+          dot += double(in.q[i * in.ldq + h * in.d_head + c]) * in.k[j * in.ldk + h * in.d_head + c];
+        p[j] = dot / std::sqrt(double(in.d_head));
+        max = std::max(max, p[j]);
+      }
+      for (double& x : p) sum += (x = std::exp(x - max));
+      for (int c = 0; c < in.d_head; ++c) {
+        double acc = 0;
+        for (int j = 0; j < visible; ++j) acc += p[j] / sum * in.v[j * in.ldv + h * in.d_head + c];
+        out[static_cast<size_t>(i) * width + h * in.d_head + c] = static_cast<float>(acc);
+      }
+    }
+  }
+  return out;
+}
+
+void expect_matches_naive(int n_q, int n_kv, int n_head, int d_head, int causal_offset, int row_stride_pad) {
+  std::mt19937 rng(42);
+  std::normal_distribution<float> dist;
+  const int width = n_head * d_head;
+  const int ld = width + row_stride_pad;
+  std::vector<float> q(static_cast<size_t>(n_q) * ld), k(static_cast<size_t>(n_kv) * ld), v(k.size());
+  for (auto* buf : {&q, &k, &v})
+    for (float& x : *buf) x = dist(rng);
+  AttentionInput in{q.data(), ld, n_q, k.data(), ld, v.data(), ld, n_kv, n_head, d_head, causal_offset};
+  std::vector<float> out(static_cast<size_t>(n_q) * width), scratch;
+  attention(in, out.data(), width, scratch);
+  const std::vector<float> expected = naive_attention(in);
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], expected[i], 1e-4f) << i;
+}
+
+TEST(Attention, MatchesDefinitionWithoutMask) { expect_matches_naive(7, 33, 4, 16, -1, 0); }
+TEST(Attention, MatchesDefinitionCausal) { expect_matches_naive(9, 9, 2, 8, 0, 0); }
+TEST(Attention, CausalWithCachedPrefix) { expect_matches_naive(3, 10, 3, 8, 7, 0); }
+TEST(Attention, StridedRows) { expect_matches_naive(5, 12, 2, 8, -1, 24); }
+
+}  // namespace
+}  // namespace auris

@@ -1,0 +1,70 @@
+#include "kernels/cpu/linear.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "kernels/cpu/norm_activation.h"
+
+namespace auris {
+namespace {
+
+Tensor random_tensor(std::vector<int64_t> shape, unsigned seed) {
+  Tensor t(std::move(shape));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (float& x : t.data) x = dist(rng);
+  return t;
+}
+
+void expect_linear_matches_definition(int rows) {
+  const Tensor w = random_tensor({6, 5}, 1), b = random_tensor({6}, 2), x = random_tensor({rows, 5}, 3);
+  Linear layer(w, b);
+  std::vector<float> y(static_cast<size_t>(rows) * 6);
+  layer.forward(x.data.data(), rows, y.data());
+  for (int r = 0; r < rows; ++r)
+    for (int o = 0; o < 6; ++o) {
+      double acc = b.data[o];
+      for (int i = 0; i < 5; ++i) acc += double(x.data[r * 5 + i]) * w.data[o * 5 + i];
+      EXPECT_NEAR(y[r * 6 + o], acc, 1e-5) << r << "," << o;
+    }
+  EXPECT_EQ(layer.rows_multiplied(), rows);
+}
+
+TEST(Linear, SingleRowUsesTheSameDefinition) { expect_linear_matches_definition(1); }
+TEST(Linear, ManyRows) { expect_linear_matches_definition(7); }
+
+TEST(Linear, ConcatComputesThePartsInOneProduct) {
+  Linear a(random_tensor({3, 4}, 4), random_tensor({3}, 5));
+  Linear b(random_tensor({2, 4}, 6), Tensor());  // no bias: the fused bias is zero there
+  Linear fused = Linear::concat({&a, &b});
+  ASSERT_EQ(fused.out_features(), 5);
+  const Tensor x = random_tensor({2, 4}, 7);
+  std::vector<float> ya(6), yb(4), yf(10);
+  a.forward(x.data.data(), 2, ya.data());
+  b.forward(x.data.data(), 2, yb.data());
+  fused.forward(x.data.data(), 2, yf.data());
+  for (int r = 0; r < 2; ++r) {
+    for (int o = 0; o < 3; ++o) EXPECT_NEAR(yf[r * 5 + o], ya[r * 3 + o], 1e-6);
+    for (int o = 0; o < 2; ++o) EXPECT_NEAR(yf[r * 5 + 3 + o], yb[r * 2 + o], 1e-6);
+  }
+}
+
+TEST(NormActivation, LayerNormGeluSoftmax) {
+  std::vector<float> x = {1, 2, 3, 4}, gamma = {1, 1, 2, 2}, beta = {0, 0, 1, 1}, y(4);
+  layer_norm(x.data(), 1, 4, gamma.data(), beta.data(), y.data());
+  const float inv = 1.0f / std::sqrt(1.25f + 1e-5f);
+  EXPECT_NEAR(y[0], -1.5f * inv, 1e-6);
+  EXPECT_NEAR(y[3], 2 * 1.5f * inv + 1, 1e-6);
+  std::vector<float> g = {0.0f, 1.0f, -1.0f};
+  gelu_inplace(g.data(), 3);
+  EXPECT_NEAR(g[1], 0.8413447f, 1e-6);  // x * Phi(x)
+  EXPECT_NEAR(g[2], -0.1586553f, 1e-6);
+  std::vector<float> s = {1.0f, 2.0f, -INFINITY};
+  softmax_inplace(s.data(), 3);
+  EXPECT_NEAR(s[0] + s[1], 1.0f, 1e-6);
+  EXPECT_EQ(s[2], 0.0f);
+}
+
+}  // namespace
+}  // namespace auris
