@@ -50,7 +50,8 @@ struct DecodingOptions {
 
 struct DecodingResult {
   std::string language;
-  // Probability per language code, present when the language was detected.
+  // Probability per language code, present when the language was detected (openai keeps them only
+  // for its "lang_id" task; auris keeps what it computed).
   std::optional<std::map<std::string, float>> language_probs;
   std::vector<int> tokens;  // sampled tokens, without the start sequence and <|endoftext|>
   std::string text;

@@ -171,7 +171,11 @@ void DecodingTask::verify_options() {
 }
 
 std::vector<int> DecodingTask::tokens_of(const TextOrTokens& text_or_tokens, const char* what) const {
-  if (const auto* text = std::get_if<std::string>(&text_or_tokens)) return tokenizer_.encode(" " + strip_whitespace(*text));
+  if (const auto* text = std::get_if<std::string>(&text_or_tokens)) {
+    std::string spaced = " ";
+    spaced += strip_whitespace(*text);
+    return tokenizer_.encode(spaced);
+  }
   const auto& tokens = std::get<std::vector<int>>(text_or_tokens);
   for (int t : tokens) {
     if (t < 0 || t >= tokenizer_.n_vocab()) {

@@ -198,7 +198,9 @@ class StubModel:
         return FakeInference(self.fake, tokens.shape[-1]).logits(tokens, audio_features)
 
     def detect_language(self, audio_features, tokenizer):
-        return wd.detect_language(self, audio_features, tokenizer)
+        tokens, probs = wd.detect_language(self, audio_features, tokenizer)
+        self.detected_language_probs = probs[0]  # DecodingTask.run drops them unless task is lang_id
+        return tokens, probs
 
 
 def decode_run(model, options):
@@ -218,11 +220,12 @@ def decode_run(model, options):
 
     task.sequence_ranker.rank = capturing_rank
     mel = torch.zeros(1, StubDims.n_audio_ctx, StubDims.n_audio_state)
+    model.detected_language_probs = None
     result = task.run(mel)[0]
     return {
         "initial_tokens": list(task.initial_tokens),
         "language": result.language,
-        "language_probs": result.language_probs,
+        "language_probs": model.detected_language_probs,
         "tokens": result.tokens,
         "text": result.text,
         "avg_logprob": result.avg_logprob,
