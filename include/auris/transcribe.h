@@ -31,6 +31,13 @@ struct TranscribeOptions {
   std::function<void(const struct Segment&)> on_segment;
 };
 
+struct Word {
+  std::string word;  // with its leading space, as openai's word timestamps
+  double start = 0.0;
+  double end = 0.0;
+  double probability = 0.0;
+};
+
 struct Segment {
   int id = 0;
   int seek = 0;  // the window's start, in mel frames (10 ms)
@@ -42,6 +49,7 @@ struct Segment {
   double avg_logprob = 0.0;
   double compression_ratio = 0.0;
   double no_speech_prob = 0.0;
+  std::vector<Word> words;  // filled when word timestamps are requested
 };
 
 struct Transcript {
