@@ -16,6 +16,8 @@
 
 namespace auris {
 
+class MelSource;  // src/audio/mel_source.h
+
 struct TranscribeOptions {
   // Per-window decoding: language, task, beam_size, best_of, patience, suppress_tokens, ...
   // (its temperature is ignored: `temperatures` below drives it).
@@ -84,6 +86,8 @@ class Transcriber {
   std::map<std::string, float> detect_language(std::span<const float> samples, int sample_rate);
 
   EngineCounters counters() const;
+  // The seek loop over any source of log-mel windows (in memory or streamed from a file).
+  Transcript transcribe_windows(MelSource& mel, const TranscribeOptions& options);
   const Model& model() const { return *model_; }
 
  private:

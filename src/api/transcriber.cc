@@ -3,6 +3,7 @@
 
 #include "api/model_impl.h"
 #include "audio/mel.h"
+#include "audio/mel_source.h"
 #include "auris/error.h"
 #include "auris/transcribe.h"
 #include "decoding/decoding_task.h"
@@ -88,11 +89,16 @@ std::map<std::string, float> Transcriber::detect_language(std::span<const float>
 
 Transcript Transcriber::transcribe(std::span<const float> samples, int sample_rate, const TranscribeOptions& options) {
   check_audio(samples, sample_rate);
+  InMemoryMel mel(samples, model_->impl().weights.dims.n_mels);
+  return transcribe_windows(mel, options);
+}
+
+Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptions& options) {
   if (options.temperatures.empty()) throw Error("at least one decoding temperature is needed");
   const Model::Impl& m = model_->impl();
   const Tokenizer& tokenizer = m.tokenizer;
-  const LogMel mel = log_mel_spectrogram(samples, m.weights.dims.n_mels, kChunkSamples);
-  const int content_frames = mel.n_frames - kChunkFrames;
+  if (mel.n_mels() != m.weights.dims.n_mels) throw Error("log-mel bins do not match the model");
+  const int content_frames = mel.content_frames();
 
   DecodingOptions decoding = options.decoding;
   Transcript transcript;
@@ -100,7 +106,7 @@ Transcript Transcriber::transcribe(std::span<const float> samples, int sample_ra
     if (!tokenizer.multilingual()) {
       decoding.language = "en";
     } else {
-      state_->set_window(mel_window(mel, 0));
+      state_->set_window(mel.window(0, kChunkFrames));
       decoding.language = auris::detect_language(state_->inference, tokenizer).code;
     }
   }
@@ -118,7 +124,7 @@ Transcript Transcriber::transcribe(std::span<const float> samples, int sample_ra
   int seek = 0;
   while (seek < content_frames) {
     const int segment_size = std::min(kChunkFrames, content_frames - seek);
-    state_->set_window(mel_window(mel, seek, segment_size));
+    state_->set_window(mel.window(seek, segment_size));
 
     DecodingResult result;
     for (double temperature : options.temperatures) {

@@ -1,0 +1,36 @@
+// Where the seek loop gets its 30-s log-mel windows from. openai/whisper computes the log-mel of the
+// whole recording (plus 30 s of zeros) and slices it; a MelSource gives the same windows, either from
+// a spectrogram in memory or streamed from a file with bounded memory.
+#pragma once
+
+#include <memory>
+
+#include "audio/mel.h"
+
+namespace auris {
+
+class MelSource {
+ public:
+  virtual ~MelSource() = default;
+  virtual int n_mels() const = 0;
+  // Frames of real audio: openai's mel.shape[-1] - N_FRAMES for the padded spectrogram.
+  virtual int content_frames() const = 0;
+  // openai pad_or_trim(mel[:, offset:offset + length], 3000) of log_mel_spectrogram(audio, n_mels,
+  // padding=480000). Offsets never decrease between calls, so a stream may drop earlier frames.
+  virtual LogMel window(int offset, int length) = 0;
+};
+
+// The whole padded spectrogram of samples already in memory.
+class InMemoryMel : public MelSource {
+ public:
+  InMemoryMel(std::span<const float> samples, int n_mels)
+      : mel_(log_mel_spectrogram(samples, n_mels, kChunkSamples)) {}
+  int n_mels() const override { return mel_.n_mels; }
+  int content_frames() const override { return mel_.n_frames - kChunkFrames; }
+  LogMel window(int offset, int length) override { return mel_window(mel_, offset, length); }
+
+ private:
+  LogMel mel_;
+};
+
+}  // namespace auris
