@@ -61,6 +61,8 @@ struct Transcript {
 };
 
 // Counters that make the decoder's cache design observable (tests and benchmarks read them).
+// encoder_windows counts this Transcriber's windows; the row counts are kept by the model's
+// projections, so they add up over every Transcriber sharing the model: compare differences.
 struct EngineCounters {
   long long encoder_windows = 0;
   long long cross_kv_rows = 0;      // rows multiplied by the cross-attention K/V projection

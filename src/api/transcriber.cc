@@ -74,16 +74,18 @@ DecodingResult Transcriber::decode(std::span<const float> samples, int sample_ra
   check_audio(samples, sample_rate);
   const Model::Impl& m = model_->impl();
   DecodingTask task(m.tokenizer, m.weights.dims, options);  // validates options before any work
-  const LogMel mel = log_mel_spectrogram(samples, m.weights.dims.n_mels, kChunkSamples);
-  state_->set_window(mel_window(mel, 0));
+  // The first window exactly as transcribe() feeds it to decode(): its real frames, zero-padded.
+  InMemoryMel mel(samples, m.weights.dims.n_mels);
+  state_->set_window(mel.window(0, std::min(kChunkFrames, mel.content_frames())));
   return task.run(state_->inference);
 }
 
 std::map<std::string, float> Transcriber::detect_language(std::span<const float> samples, int sample_rate) {
   check_audio(samples, sample_rate);
   const Model::Impl& m = model_->impl();
-  const LogMel mel = log_mel_spectrogram(samples, m.weights.dims.n_mels, kChunkSamples);
-  state_->set_window(mel_window(mel, 0));
+  // As transcribe() detects: the first 30 s of the padded spectrogram.
+  InMemoryMel mel(samples, m.weights.dims.n_mels);
+  state_->set_window(mel.window(0, kChunkFrames));
   return auris::detect_language(state_->inference, m.tokenizer).probabilities;
 }
 

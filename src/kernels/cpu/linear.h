@@ -19,6 +19,9 @@ class Linear {
   // the cross-attention K/V of every decoder layer).
   static Linear concat(const std::vector<const Linear*>& parts);
 
+  // Up to this many rows go through the weight-streaming kernel; more through BLAS GEMM.
+  static constexpr int kFewRows = 8;
+
   // y[rows x out] (row stride ldy) = x[rows x in] (row stride ldx) W^T + b.
   void forward(const float* x, int rows, float* y, int ldx = -1, int ldy = -1) const;
 

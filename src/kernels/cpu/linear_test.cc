@@ -31,8 +31,9 @@ void expect_linear_matches_definition(int rows) {
   EXPECT_EQ(layer.rows_multiplied(), rows);
 }
 
-TEST(Linear, SingleRowUsesTheSameDefinition) { expect_linear_matches_definition(1); }
-TEST(Linear, ManyRows) { expect_linear_matches_definition(7); }
+TEST(Linear, SingleRow) { expect_linear_matches_definition(1); }
+TEST(Linear, FewRowsKernel) { expect_linear_matches_definition(Linear::kFewRows); }
+TEST(Linear, BlasGemmRows) { expect_linear_matches_definition(Linear::kFewRows + 13); }
 
 TEST(Linear, ConcatComputesThePartsInOneProduct) {
   Linear a(random_tensor({3, 4}, 4), random_tensor({3}, 5));

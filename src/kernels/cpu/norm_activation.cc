@@ -34,7 +34,7 @@ void add_inplace(float* y, const float* x, long count) {
 
 void softmax_inplace(float* x, int n) {
   float max = -INFINITY;
-  for (int i = 0; i < n; ++i) max = std::fmax(max, x[i]);
+  for (int i = 0; i < n; ++i) max = x[i] > max ? x[i] : max;
   double sum = 0.0;
   for (int i = 0; i < n; ++i) {
     x[i] = std::exp(x[i] - max);

@@ -1,0 +1,92 @@
+// The public API: bad buffers and options are refused with clear errors before any work; a
+// transcription's windows are encoded once and their cross K/V reused across temperature retries.
+#include "auris/transcribe.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "audio/audio_file.h"
+#include "auris/error.h"
+#include "test_support.h"
+
+namespace auris {
+namespace {
+
+class TranscriberApi : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const std::string path = test::cached_model("tiny.en");
+    if (!path.empty()) model_ = Model::load(path);
+  }
+  static void TearDownTestSuite() { model_.reset(); }
+  void SetUp() override {
+    if (!model_) GTEST_SKIP() << "model tiny.en not cached: run scripts/fetch_models.sh";
+  }
+  static std::shared_ptr<const Model> model_;
+};
+std::shared_ptr<const Model> TranscriberApi::model_;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_F(TranscriberApi, RefusesBuffersItCannotUse) {
+  Transcriber t(model_);
+  const std::vector<float> second(16000, 0.0f);
+  EXPECT_NE(error_of([&] { t.transcribe(second, 44100); }).find("16000 Hz"), std::string::npos);
+  EXPECT_NE(error_of([&] { t.transcribe({}, 16000); }).find("empty"), std::string::npos);
+  EXPECT_NE(error_of([&] { t.decode(second, 8000); }).find("resample"), std::string::npos);
+  EXPECT_NE(error_of([&] { t.detect_language({}, 16000); }).find("empty"), std::string::npos);
+}
+
+TEST_F(TranscriberApi, RefusesContradictoryOptionsBeforeWork) {
+  Transcriber t(model_);
+  const std::vector<float> second(16000, 0.0f);
+  DecodingOptions beam_and_sampling;
+  beam_and_sampling.temperature = 0.5;
+  beam_and_sampling.beam_size = 5;
+  EXPECT_THROW(t.decode(second, 16000, beam_and_sampling), Error);
+  DecodingOptions translate;
+  translate.task = "translate";  // tiny.en is English-only
+  EXPECT_THROW(t.decode(second, 16000, translate), Error);
+  TranscribeOptions no_temperatures;
+  no_temperatures.temperatures.clear();
+  EXPECT_THROW(t.transcribe(second, 16000, no_temperatures), Error);
+  EXPECT_EQ(t.counters().encoder_windows, 0) << "no window may be encoded for a refused request";
+}
+
+TEST_F(TranscriberApi, SilenceGivesAnEmptyTranscript) {
+  Transcriber t(model_);
+  const std::vector<float> silence(16000 * 5, 0.0f);
+  const Transcript result = t.transcribe(silence, 16000);
+  std::string text;
+  for (const auto& s : result.segments) text += s.text;
+  EXPECT_EQ(text.find_first_not_of(' '), std::string::npos) << text;
+}
+
+TEST_F(TranscriberApi, FallbackRetriesReuseTheWindow) {
+  const std::string data = test::shared_data_dir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data not found";
+  Transcriber t(model_);
+  const auto samples = load_audio(data + "/audio/jfk.flac");
+  TranscribeOptions always_retry;
+  always_retry.logprob_threshold = 10.0;  // every result "fails": all six temperatures are tried
+  always_retry.no_speech_threshold.reset();
+  always_retry.decoding.best_of = 2;
+  const EngineCounters before = t.counters();
+  const Transcript result = t.transcribe(samples, 16000, always_retry);
+  ASSERT_FALSE(result.segments.empty());
+  EXPECT_DOUBLE_EQ(result.segments[0].temperature, 1.0);
+  const EngineCounters c = t.counters();
+  EXPECT_EQ(c.encoder_windows - before.encoder_windows, 1) << "11 s of audio is one window";
+  EXPECT_EQ(c.cross_kv_rows - before.cross_kv_rows, 1500) << "six decodes of one window, one cross K/V projection";
+}
+
+}  // namespace
+}  // namespace auris
