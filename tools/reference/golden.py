@@ -155,8 +155,13 @@ class Generator:
             "temperature": float(result.temperature),
             "language": result.language,
         }
-        if options.language is None and result.language_probs:
-            entry["language_top5"] = top_languages(result.language_probs)
+        if options.language is None:
+            # decode() does not return the probabilities it detected with; recompute them the same
+            # way (model.detect_language on the same encoder output).
+            with torch.no_grad():
+                _, probs = detect_language(self.model, self.encoded(clip), self.tokenizer)
+            entry["language_top5"] = top_languages(probs[0])
+            assert entry["language_top5"][0][0] == result.language, entry["id"]
         if clip.reference_text is not None and kind == "greedy_ts":
             entry["reference_text"] = clip.reference_text
         self.entries.append(entry)
