@@ -15,7 +15,7 @@ std::string shared_data_dir();
 std::string model_cache_dir();
 // Path of a cached test model ("tiny.en", "base"), or "" when it has not been fetched.
 std::string cached_model(const std::string& name);
-// Reference fixtures written by tools/reference/make_golden.py (tests/fixtures).
+// Reference fixtures written by tools/reference/golden.py (tests/fixtures).
 std::string fixtures_dir();
 // A fresh empty temporary directory for the calling test.
 std::string temp_dir();
