@@ -285,7 +285,7 @@ size_t AudioStream::Impl::take(size_t max_samples, std::vector<int16_t>* s16, st
   const int16_t* begin = pending.data() + pending_pos;
   if (s16) s16->insert(s16->end(), begin, begin + n);
   if (f32) {
-    for (size_t i = 0; i < n; ++i) f32->push_back(begin[i] / 32768.0f);
+    for (size_t i = 0; i < n; ++i) f32->push_back(s16_to_float(begin[i]));
   }
   pending_pos += n;
   samples_out += n;

@@ -11,6 +11,9 @@
 
 namespace auris {
 
+// openai's load_audio: the s16 output of ffmpeg divided by 32768.
+inline float s16_to_float(int16_t v) { return v / 32768.0f; }
+
 class AudioStream {
  public:
   // Opens the first audio stream of path ("-" = stdin). Throws auris::Error for a missing, empty or

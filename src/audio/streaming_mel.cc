@@ -46,7 +46,7 @@ class DecoderSource : public SampleSource {
       throw Error("cannot write the temporary copy of " + stream_.name() + " (" + std::strerror(errno) +
                   "): free space in the temporary directory ($TMPDIR or /tmp)");
     }
-    for (int16_t v : s16_) out.push_back(v / 32768.0f);  // as AudioStream::read
+    for (int16_t v : s16_) out.push_back(s16_to_float(v));
     return n;
   }
 
@@ -70,7 +70,7 @@ class SpoolSource : public SampleSource {
     if (n < max_samples && std::ferror(spool_)) {
       throw Error(std::string("cannot read back the temporary copy of standard input: ") + std::strerror(errno));
     }
-    for (size_t i = 0; i < n; ++i) out.push_back(s16_[i] / 32768.0f);
+    for (size_t i = 0; i < n; ++i) out.push_back(s16_to_float(s16_[i]));
     return n;
   }
 
