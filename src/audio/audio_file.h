@@ -1,4 +1,5 @@
-// Decoding audio files through the FFmpeg libraries (libavformat/libavcodec/libswresample):
+// Decoding whole audio files through the FFmpeg libraries (libavformat/libavcodec/libswresample),
+// by reading an AudioStream (audio_stream.h) to the end:
 // any container and codec FFmpeg knows, any rate and channel count, resampled to 16 kHz mono float.
 #pragma once
 

@@ -70,8 +70,47 @@ int64_t reflect(int64_t i, int64_t n) {
 
 }  // namespace
 
+struct LogMelFrame::Workspace {
+  explicit Workspace(const MelFilterBank& filters) : bank(filters) {}
+  const MelFilterBank& bank;
+  fftwf_plan plan = stft_plan();
+  FftwBuffer<float> frame = fftw_buffer<float>(kNFft);
+  FftwBuffer<fftwf_complex> spectrum = fftw_buffer<fftwf_complex>(kNFftBins);
+  float power[kNFftBins] = {};
+};
+
+LogMelFrame::LogMelFrame(int n_mels) : n_mels_(n_mels), workspace_(std::make_unique<Workspace>(mel_filters(n_mels))) {}
+
+LogMelFrame::~LogMelFrame() = default;
+
+void LogMelFrame::compute(const float* x, float* out, size_t stride, float& log_max) {
+  Workspace& ws = *workspace_;
+  const std::vector<float>& window = hann_window();
+  for (int k = 0; k < kNFft; ++k) ws.frame[k] = x[k] * window[k];
+  fftwf_execute_dft_r2c(ws.plan, ws.frame.get(), ws.spectrum.get());
+  for (int k = 0; k < kNFftBins; ++k) {
+    const float re = ws.spectrum[k][0], im = ws.spectrum[k][1];
+    ws.power[k] = re * re + im * im;
+  }
+  for (int m = 0; m < n_mels_; ++m) {
+    // Only the triangle's non-zero bins; summed in double so the order does not matter.
+    const float* w = ws.bank.weights.data() + static_cast<size_t>(m) * kNFftBins;
+    double energy = 0.0;
+    for (int k = ws.bank.first_bin[m]; k < ws.bank.end_bin[m]; ++k) energy += double(w[k]) * ws.power[k];
+    const float log_energy = std::log10(std::max(static_cast<float>(energy), 1e-10f));
+    log_max = std::max(log_max, log_energy);
+    out[static_cast<size_t>(m) * stride] = log_energy;
+  }
+}
+
+void scale_log_mel(std::span<float> values, float log_max) {
+  // Compress the dynamic range to 8 decades below the loudest bin, then scale to about [-1, 1].
+  const float floor = log_max - 8.0f;
+  for (float& v : values) v = (std::max(v, floor) + 4.0f) / 4.0f;
+}
+
 LogMel log_mel_spectrogram(std::span<const float> samples, int n_mels, int padding) {
-  const MelFilterBank& bank = mel_filters(n_mels);
+  LogMelFrame frame(n_mels);  // validates n_mels first
   if (padding < 0) {
     throw Error("negative mel padding " + std::to_string(padding) + ": padding counts zero samples appended");
   }
@@ -95,33 +134,11 @@ LogMel log_mel_spectrogram(std::span<const float> samples, int n_mels, int paddi
     padded[j] = src < static_cast<int64_t>(samples.size()) ? samples[src] : 0.0f;
   }
 
-  const fftwf_plan plan = stft_plan();
-  const std::vector<float>& window = hann_window();
-  auto frame = fftw_buffer<float>(kNFft);
-  auto spectrum = fftw_buffer<fftwf_complex>(kNFftBins);
-  float power[kNFftBins];
   float log_max = -std::numeric_limits<float>::infinity();
   for (int64_t t = 0; t < n_frames; ++t) {
-    const float* x = padded.data() + t * kHopLength;
-    for (int k = 0; k < kNFft; ++k) frame[k] = x[k] * window[k];
-    fftwf_execute_dft_r2c(plan, frame.get(), spectrum.get());
-    for (int k = 0; k < kNFftBins; ++k) {
-      const float re = spectrum[k][0], im = spectrum[k][1];
-      power[k] = re * re + im * im;
-    }
-    for (int m = 0; m < n_mels; ++m) {
-      // Only the triangle's non-zero bins; summed in double so the order does not matter.
-      const float* w = bank.weights.data() + static_cast<size_t>(m) * kNFftBins;
-      double energy = 0.0;
-      for (int k = bank.first_bin[m]; k < bank.end_bin[m]; ++k) energy += double(w[k]) * power[k];
-      const float log_energy = std::log10(std::max(static_cast<float>(energy), 1e-10f));
-      log_max = std::max(log_max, log_energy);
-      mel.data[static_cast<size_t>(m) * n_frames + t] = log_energy;
-    }
+    frame.compute(padded.data() + t * kHopLength, mel.data.data() + t, static_cast<size_t>(n_frames), log_max);
   }
-  // Compress the dynamic range to 8 decades below the loudest bin, then scale to about [-1, 1].
-  const float floor = log_max - 8.0f;
-  for (float& v : mel.data) v = (std::max(v, floor) + 4.0f) / 4.0f;
+  scale_log_mel(mel.data, log_max);
   return mel;
 }
 

@@ -3,6 +3,8 @@
 // spectrum through the slaney mel filter bank, log10(max(x, 1e-10)), clamped to max - 8, (x + 4) / 4.
 #pragma once
 
+#include <cstddef>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -24,6 +26,31 @@ struct LogMel {
 // samples: 16 kHz mono; padding: zeros appended first (openai's padding argument).
 // Throws auris::Error for n_mels other than 80/128.
 LogMel log_mel_spectrogram(std::span<const float> samples, int n_mels, int padding = 0);
+
+// The two halves of log_mel_spectrogram, shared with the streamed spectrogram (streaming_mel.h) so
+// both compute the same bits. First, per STFT frame: Hann window, FFT, power, mel filters, log10.
+class LogMelFrame {
+ public:
+  // Throws auris::Error for n_mels other than 80/128.
+  explicit LogMelFrame(int n_mels);
+  ~LogMelFrame();
+  LogMelFrame(const LogMelFrame&) = delete;
+  LogMelFrame& operator=(const LogMelFrame&) = delete;
+
+  int n_mels() const { return n_mels_; }
+  // x: the kNFft samples of the padded signal the frame covers. Writes log10(max(energy, 1e-10)) of
+  // mel bin m to out[m * stride] and raises log_max to the largest value written.
+  void compute(const float* x, float* out, size_t stride, float& log_max);
+
+ private:
+  struct Workspace;
+  int n_mels_;
+  std::unique_ptr<Workspace> workspace_;
+};
+
+// Second, over the whole spectrogram: clamp to 8 decades below the loudest bin (log_max over every
+// frame), then scale to about [-1, 1].
+void scale_log_mel(std::span<float> values, float log_max);
 
 // openai pad_or_trim(mel[:, offset:offset + length], n_frames): up to `length` frames from `offset`,
 // zero-padded (or trimmed) to n_frames. transcribe() passes the window's real audio length, so the

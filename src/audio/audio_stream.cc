@@ -1,0 +1,309 @@
+#include "audio/audio_stream.h"
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/opt.h>
+#include <libswresample/swresample.h>
+}
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "audio/mel.h"
+#include "auris/error.h"
+
+namespace fs = std::filesystem;
+
+namespace auris {
+namespace {
+
+// FFmpeg reports problems through av_log, by default straight to stderr. We keep the last error
+// message of the calling thread instead, to put it in the auris::Error we throw.
+thread_local std::string last_ffmpeg_message;
+
+void capture_ffmpeg_log(void* avcl, int level, const char* fmt, va_list args) {
+  if (level > AV_LOG_ERROR) return;
+  char line[512];
+  int print_prefix = 0;  // no "[mp3 @ 0x...]": the message names the file already
+  av_log_format_line2(avcl, level, fmt, args, line, sizeof line, &print_prefix);
+  std::string message(line);
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  if (!message.empty()) last_ffmpeg_message = message;
+}
+
+void install_ffmpeg_log_capture() {
+  static std::once_flag once;
+  std::call_once(once, [] { av_log_set_callback(capture_ffmpeg_log); });
+}
+
+std::string av_error_text(int code) {
+  char buf[AV_ERROR_MAX_STRING_SIZE] = {};
+  av_strerror(code, buf, sizeof buf);
+  return buf;
+}
+
+std::string detail(int code) {
+  std::string text = av_error_text(code);
+  if (!last_ffmpeg_message.empty()) text += " (" + last_ffmpeg_message + ")";
+  return text;
+}
+
+struct FormatCloser {
+  void operator()(AVFormatContext* c) const { avformat_close_input(&c); }
+};
+struct CodecFreer {
+  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
+};
+struct PacketFreer {
+  void operator()(AVPacket* p) const { av_packet_free(&p); }
+};
+struct FrameFreer {
+  void operator()(AVFrame* f) const { av_frame_free(&f); }
+};
+struct SwrFreer {
+  void operator()(SwrContext* s) const { swr_free(&s); }
+};
+
+// Converts decoded frames to 16 kHz mono s16 exactly as the ffmpeg CLI does for
+// `-f s16le -ac 1 -ar 16000` (its auto-inserted aresample filter is one SwrContext with default
+// options); AudioStream::read divides by 32768 as openai's load_audio does.
+class Resampler {
+ public:
+  explicit Resampler(std::vector<int16_t>& out) : out_(out) {}
+
+  void push(const AVFrame& frame) {
+    AVChannelLayout layout{};
+    if (frame.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC) {
+      // As the CLI does, guess the usual layout for the channel count (e.g. mono for 1 channel).
+      av_channel_layout_default(&layout, frame.ch_layout.nb_channels);
+    } else if (av_channel_layout_copy(&layout, &frame.ch_layout) < 0) {
+      throw Error("out of memory copying a channel layout");
+    }
+    if (!swr_ || frame.format != in_format_ || frame.sample_rate != in_rate_ ||
+        av_channel_layout_compare(&layout, &in_layout_) != 0) {
+      // The stream changed format mid-way (or this is the first frame): drain and start afresh.
+      flush();
+      configure(layout, static_cast<AVSampleFormat>(frame.format), frame.sample_rate);
+    }
+    av_channel_layout_uninit(&layout);
+    convert(const_cast<const uint8_t**>(frame.extended_data), frame.nb_samples);
+  }
+
+  // Emits what the resampler still holds at the end of the stream.
+  void flush() {
+    if (!swr_) return;
+    while (convert(nullptr, 0) > 0) {
+    }
+  }
+
+  ~Resampler() { av_channel_layout_uninit(&in_layout_); }
+
+ private:
+  void configure(const AVChannelLayout& layout, AVSampleFormat format, int rate) {
+    if (rate <= 0 || layout.nb_channels <= 0) {
+      throw Error("the audio stream has an invalid sample rate or channel count: the file is damaged");
+    }
+    AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO;
+    SwrContext* swr = nullptr;
+    // FFmpeg 5.1 declares the layouts non-const; it only reads them.
+    int rc = swr_alloc_set_opts2(&swr, &mono, AV_SAMPLE_FMT_S16, kSampleRate, const_cast<AVChannelLayout*>(&layout),
+                                 format, rate, 0, nullptr);
+    swr_.reset(swr);
+    if (rc < 0 || (rc = swr_init(swr)) < 0) {
+      throw Error("cannot convert this audio (" + std::to_string(layout.nb_channels) + " channels at " +
+                  std::to_string(rate) + " Hz) to 16 kHz mono: " + detail(rc));
+    }
+    av_channel_layout_uninit(&in_layout_);
+    if (av_channel_layout_copy(&in_layout_, &layout) < 0) throw Error("out of memory copying a channel layout");
+    in_format_ = format;
+    in_rate_ = rate;
+  }
+
+  int convert(const uint8_t** in, int in_samples) {
+    const int capacity = swr_get_out_samples(swr_.get(), in_samples) + 16;
+    buffer_.resize(static_cast<size_t>(capacity));
+    uint8_t* out = reinterpret_cast<uint8_t*>(buffer_.data());
+    const int produced = swr_convert(swr_.get(), &out, capacity, in, in_samples);
+    if (produced < 0) throw Error("resampling the audio to 16 kHz failed: " + detail(produced));
+    out_.insert(out_.end(), buffer_.begin(), buffer_.begin() + produced);
+    return produced;
+  }
+
+  std::vector<int16_t>& out_;
+  std::unique_ptr<SwrContext, SwrFreer> swr_;
+  AVChannelLayout in_layout_{};
+  int in_format_ = -1;
+  int in_rate_ = 0;
+  std::vector<int16_t> buffer_;
+};
+
+void check_path(const std::string& path) {
+  if (path.empty()) throw Error("no audio file given: pass a file path, or - to read standard input");
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) throw Error("audio file not found: " + path + " (check the path)");
+  if (fs::is_directory(status)) throw Error(path + " is a directory, not an audio file: pass a file inside it");
+  if (fs::is_regular_file(status) && fs::file_size(path, ec) == 0 && !ec) {
+    throw Error("audio file " + path + " is empty (0 bytes): it holds no audio to transcribe");
+  }
+}
+
+}  // namespace
+
+struct AudioStream::Impl {
+  std::string name;
+  std::unique_ptr<AVFormatContext, FormatCloser> format;
+  std::unique_ptr<AVCodecContext, CodecFreer> decoder;
+  std::unique_ptr<AVPacket, PacketFreer> packet;
+  std::unique_ptr<AVFrame, FrameFreer> frame;
+  int stream_index = -1;
+  // Resampled samples not yet handed out: at most what one packet decodes to.
+  std::vector<int16_t> pending;
+  size_t pending_pos = 0;
+  Resampler resampler{pending};
+  bool finished = false;  // the decoder and the resampler are drained
+  int read_error = 0;
+  uint64_t samples_out = 0;
+
+  void open(const std::string& path);
+  void drain_frames();
+  void decode_next_packet();
+  size_t take(size_t max_samples, std::vector<int16_t>* s16, std::vector<float>* f32);
+};
+
+void AudioStream::Impl::open(const std::string& path) {
+  install_ffmpeg_log_capture();
+  last_ffmpeg_message.clear();
+  const bool from_stdin = path == "-";
+  if (!from_stdin) check_path(path);
+  name = from_stdin ? std::string("standard input") : path;
+  // "pipe:0" reads file descriptor 0; "file:" stops names with a colon being taken for protocols.
+  const std::string url = from_stdin ? std::string("pipe:0") : "file:" + path;
+
+  AVFormatContext* raw_format = nullptr;
+  int rc = avformat_open_input(&raw_format, url.c_str(), nullptr, nullptr);
+  if (rc < 0) {
+    throw Error("cannot read " + name + " as audio: " + detail(rc) +
+                ". Is it an audio or video file in a format FFmpeg supports?");
+  }
+  format.reset(raw_format);
+  if ((rc = avformat_find_stream_info(format.get(), nullptr)) < 0) {
+    throw Error("cannot read the streams of " + name + ": " + detail(rc) + ". The file may be damaged.");
+  }
+  const AVCodec* codec = nullptr;
+  stream_index = av_find_best_stream(format.get(), AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0);
+  if (stream_index == AVERROR_STREAM_NOT_FOUND) {
+    throw Error(name + " has no audio stream: give a file that contains sound");
+  }
+  if (stream_index < 0 || !codec) {
+    const AVStream* first_audio = nullptr;
+    for (unsigned i = 0; i < format->nb_streams && !first_audio; ++i) {
+      if (format->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_AUDIO) first_audio = format->streams[i];
+    }
+    const char* codec_name = first_audio ? avcodec_get_name(first_audio->codecpar->codec_id) : "unknown";
+    throw Error("no decoder for the audio of " + name + " (codec " + codec_name +
+                "): convert it to WAV or FLAC first");
+  }
+  AVStream* stream = format->streams[stream_index];
+  // Other streams (video, subtitles) are not read into packets we would only throw away.
+  for (unsigned i = 0; i < format->nb_streams; ++i) {
+    if (static_cast<int>(i) != stream_index) format->streams[i]->discard = AVDISCARD_ALL;
+  }
+
+  decoder.reset(avcodec_alloc_context3(codec));
+  if (!decoder) throw Error("out of memory creating an audio decoder");
+  if ((rc = avcodec_parameters_to_context(decoder.get(), stream->codecpar)) < 0 ||
+      (rc = avcodec_open2(decoder.get(), codec, nullptr)) < 0) {
+    throw Error("cannot open the " + std::string(codec->name) + " decoder for " + name + ": " + detail(rc));
+  }
+  packet.reset(av_packet_alloc());
+  frame.reset(av_frame_alloc());
+  if (!packet || !frame) throw Error("out of memory decoding audio");
+}
+
+void AudioStream::Impl::drain_frames() {
+  while (true) {
+    const int got = avcodec_receive_frame(decoder.get(), frame.get());
+    if (got == AVERROR(EAGAIN) || got == AVERROR_EOF) return;
+    if (got < 0) return;  // a damaged frame: skip it as the ffmpeg CLI does
+    if (frame->nb_samples > 0) resampler.push(*frame);
+    av_frame_unref(frame.get());
+  }
+}
+
+// Reads one packet and decodes it into `pending`; at the end of the input, drains the decoder and
+// the resampler and marks the stream finished.
+void AudioStream::Impl::decode_next_packet() {
+  const int rc = av_read_frame(format.get(), packet.get());
+  if (rc < 0) {
+    if (rc != AVERROR_EOF) read_error = rc;  // truncated or unreadable: keep what decoded so far
+    avcodec_send_packet(decoder.get(), nullptr);  // end of stream: the decoder gives up what it holds
+    drain_frames();
+    resampler.flush();
+    finished = true;
+    return;
+  }
+  if (packet->stream_index == stream_index) {
+    // Damaged packets (AVERROR_INVALIDDATA) are skipped, as the ffmpeg CLI skips them.
+    // A full decoder (EAGAIN) takes the packet once its frames are out; bounded so it cannot spin.
+    for (int tries = 0; tries < 64 && avcodec_send_packet(decoder.get(), packet.get()) == AVERROR(EAGAIN);
+         ++tries) {
+      drain_frames();
+    }
+    drain_frames();
+  }
+  av_packet_unref(packet.get());
+}
+
+size_t AudioStream::Impl::take(size_t max_samples, std::vector<int16_t>* s16, std::vector<float>* f32) {
+  if (max_samples == 0) return 0;
+  while (pending_pos == pending.size() && !finished) {
+    pending.clear();
+    pending_pos = 0;
+    decode_next_packet();
+  }
+  const size_t n = std::min(max_samples, pending.size() - pending_pos);
+  if (n == 0) {
+    if (samples_out == 0) {
+      std::string why = read_error ? "reading stopped with " + detail(read_error)
+                                   : std::string("its audio stream decoded to nothing") +
+                                         (last_ffmpeg_message.empty() ? "" : " (" + last_ffmpeg_message + ")");
+      throw Error("no audio could be decoded from " + name + ": " + why +
+                  ". The file may be truncated, damaged or not audio.");
+    }
+    return 0;
+  }
+  const int16_t* begin = pending.data() + pending_pos;
+  if (s16) s16->insert(s16->end(), begin, begin + n);
+  if (f32) {
+    for (size_t i = 0; i < n; ++i) f32->push_back(s16_to_float(begin[i]));
+  }
+  pending_pos += n;
+  samples_out += n;
+  return n;
+}
+
+AudioStream::AudioStream(const std::string& path) : impl_(std::make_unique<Impl>()) { impl_->open(path); }
+
+AudioStream::~AudioStream() = default;
+
+size_t AudioStream::read(std::vector<float>& out, size_t max_samples) {
+  return impl_->take(max_samples, nullptr, &out);
+}
+
+size_t AudioStream::read_s16(std::vector<int16_t>& out, size_t max_samples) {
+  return impl_->take(max_samples, &out, nullptr);
+}
+
+const std::string& AudioStream::name() const { return impl_->name; }
+
+}  // namespace auris

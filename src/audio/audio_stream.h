@@ -1,0 +1,41 @@
+// Pull-based audio decoding through the FFmpeg libraries: any container and codec FFmpeg knows,
+// resampled to 16 kHz mono, handed out a block at a time so a long recording is never held whole.
+// load_audio is built on this, so the streamed and the in-memory samples cannot differ.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace auris {
+
+// openai's load_audio: the s16 output of ffmpeg divided by 32768.
+inline float s16_to_float(int16_t v) { return v / 32768.0f; }
+
+class AudioStream {
+ public:
+  // Opens the first audio stream of path ("-" = stdin). Throws auris::Error for a missing, empty or
+  // unreadable file, a file with no audio stream, or audio no decoder handles.
+  explicit AudioStream(const std::string& path);
+  ~AudioStream();
+  AudioStream(const AudioStream&) = delete;
+  AudioStream& operator=(const AudioStream&) = delete;
+
+  // Appends up to max_samples 16 kHz mono samples in [-1, 1] (s16 / 32768, as openai's load_audio)
+  // to out and returns how many; 0 only at the end. Throws auris::Error at the end when the whole
+  // stream decoded to nothing.
+  size_t read(std::vector<float>& out, size_t max_samples);
+  // The same samples as the s16 values FFmpeg produced (read() divides these by 32768).
+  size_t read_s16(std::vector<int16_t>& out, size_t max_samples);
+
+  // "standard input" or the path, for messages.
+  const std::string& name() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace auris

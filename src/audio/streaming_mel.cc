@@ -1,0 +1,267 @@
+#include "audio/streaming_mel.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "audio/audio_stream.h"
+#include "auris/error.h"
+
+namespace auris {
+namespace {
+
+constexpr int kPad = kNFft / 2;              // center=True reflect padding on each side
+constexpr size_t kReadBlock = 1 << 14;       // samples decoded per pull (about 1 s)
+constexpr size_t kCompactAfter = 1 << 16;    // consumed samples kept before the buffer is shifted
+
+struct FileCloser {
+  void operator()(FILE* f) const { std::fclose(f); }
+};
+using SpoolFile = std::unique_ptr<FILE, FileCloser>;
+
+// Where the samples of one pass come from: the decoder (optionally copying its s16 output to a
+// spool file), or the spool file of an earlier pass.
+class SampleSource {
+ public:
+  virtual ~SampleSource() = default;
+  // Appends up to max_samples samples to out; 0 at the end.
+  virtual size_t read(std::vector<float>& out, size_t max_samples) = 0;
+};
+
+class DecoderSource : public SampleSource {
+ public:
+  DecoderSource(const std::string& path, FILE* spool) : stream_(path), spool_(spool) {}
+
+  size_t read(std::vector<float>& out, size_t max_samples) override {
+    s16_.clear();
+    const size_t n = stream_.read_s16(s16_, max_samples);
+    if (spool_ && n > 0 && std::fwrite(s16_.data(), sizeof(int16_t), n, spool_) != n) {
+      throw Error("cannot write the temporary copy of " + stream_.name() + " (" + std::strerror(errno) +
+                  "): free space in the temporary directory ($TMPDIR or /tmp)");
+    }
+    for (int16_t v : s16_) out.push_back(s16_to_float(v));
+    return n;
+  }
+
+ private:
+  AudioStream stream_;
+  FILE* spool_;
+  std::vector<int16_t> s16_;
+};
+
+class SpoolSource : public SampleSource {
+ public:
+  explicit SpoolSource(FILE* spool) : spool_(spool) {
+    if (std::fseek(spool_, 0, SEEK_SET) != 0) {
+      throw Error(std::string("cannot rewind the temporary copy of standard input: ") + std::strerror(errno));
+    }
+  }
+
+  size_t read(std::vector<float>& out, size_t max_samples) override {
+    s16_.resize(max_samples);
+    const size_t n = std::fread(s16_.data(), sizeof(int16_t), max_samples, spool_);
+    if (n < max_samples && std::ferror(spool_)) {
+      throw Error(std::string("cannot read back the temporary copy of standard input: ") + std::strerror(errno));
+    }
+    for (size_t i = 0; i < n; ++i) out.push_back(s16_to_float(s16_[i]));
+    return n;
+  }
+
+ private:
+  FILE* spool_;
+  std::vector<int16_t> s16_;
+};
+
+// The unscaled log-mel frames of log_mel_spectrogram(audio, n_mels, padding = kChunkSamples), one
+// at a time, from a sliding buffer of the padded signal: kPad reflected samples, the audio,
+// kChunkSamples zeros, kPad more (the right reflection lies wholly in the zeros).
+class FrameStream {
+ public:
+  FrameStream(SampleSource& source, int n_mels) : source_(source), frame_(n_mels) {}
+
+  // Computes the next frame into out[0..n_mels) (or skips it when out is null) and raises log_max;
+  // false when every frame has been given.
+  bool next(float* out, float& log_max) {
+    const int64_t start = next_frame_ * kHopLength;  // in padded-signal samples
+    if (!fill_to(start + kNFft)) return false;
+    if (out) frame_.compute(buffer_.data() + (start - base_), out, 1, log_max);
+    ++next_frame_;
+    const int64_t consumed = (next_frame_ * kHopLength) - base_;
+    if (consumed > static_cast<int64_t>(kCompactAfter)) {
+      buffer_.erase(buffer_.begin(), buffer_.begin() + consumed);
+      base_ += consumed;
+    }
+    return true;
+  }
+
+  // Decoded audio samples; the total once next() has returned false.
+  int64_t audio_samples() const { return audio_samples_; }
+
+ private:
+  // Makes the padded signal available up to index `end`; false when frame next_frame_ does not exist.
+  bool fill_to(int64_t end) {
+    if (!started_) start();
+    while (base_ + static_cast<int64_t>(buffer_.size()) < end && !audio_ended_) append_audio();
+    if (audio_ended_) {
+      // torch.stft(center=True) gives 1 + n / hop frames of the n-sample signal; Whisper drops the last.
+      const int64_t total_frames = (audio_samples_ + kChunkSamples) / kHopLength;
+      if (next_frame_ >= total_frames) return false;
+      const int64_t have = base_ + static_cast<int64_t>(buffer_.size());
+      if (have < end) buffer_.resize(buffer_.size() + static_cast<size_t>(end - have), 0.0f);
+    }
+    return true;
+  }
+
+  // The left reflection needs audio samples 1..kPad (zeros past the end of shorter audio).
+  void start() {
+    started_ = true;
+    std::vector<float> head;
+    while (head.size() <= static_cast<size_t>(kPad) && !audio_ended_) {
+      if (source_.read(head, kReadBlock) == 0) audio_ended_ = true;
+    }
+    for (int j = 0; j < kPad; ++j) {
+      const size_t i = static_cast<size_t>(kPad - j);
+      buffer_.push_back(i < head.size() ? head[i] : 0.0f);
+    }
+    buffer_.insert(buffer_.end(), head.begin(), head.end());
+    audio_samples_ = static_cast<int64_t>(head.size());
+  }
+
+  void append_audio() {
+    const size_t n = source_.read(buffer_, kReadBlock);
+    if (n == 0) audio_ended_ = true;
+    audio_samples_ += static_cast<int64_t>(n);
+  }
+
+  SampleSource& source_;
+  LogMelFrame frame_;
+  std::vector<float> buffer_;  // padded signal from index base_ on
+  int64_t base_ = 0;
+  int64_t next_frame_ = 0;
+  int64_t audio_samples_ = 0;
+  bool started_ = false;
+  bool audio_ended_ = false;
+};
+
+}  // namespace
+
+struct StreamingMel::Impl {
+  std::string path;
+  std::string name;
+  int n_mels = 0;
+  SpoolFile spool;  // standard input's samples, for the second pass
+  int64_t total_frames = 0;
+  int content_frames = 0;
+  float log_max = -std::numeric_limits<float>::infinity();
+
+  // Second pass: frames [produced - kChunkFrames, produced) in a ring, slot = frame % kChunkFrames.
+  std::unique_ptr<SampleSource> source;
+  std::optional<FrameStream> frames;
+  std::vector<float> ring;
+  int64_t produced = 0;
+  int last_offset = 0;
+
+  void first_pass();
+  void produce(int64_t end, int offset);
+  [[noreturn]] void changed() const {
+    throw Error(name + " changed while it was being read (its audio ended early on the second pass): "
+                       "do not modify the file during transcription");
+  }
+};
+
+void StreamingMel::Impl::first_pass() {
+  if (path == "-") {
+    spool.reset(std::tmpfile());
+    if (!spool) {
+      throw Error(std::string("cannot create a temporary file to hold standard input (") + std::strerror(errno) +
+                  "): check that $TMPDIR or /tmp is writable");
+    }
+  }
+  DecoderSource decoder(path, spool.get());
+  FrameStream stream(decoder, n_mels);
+  std::vector<float> scratch(static_cast<size_t>(n_mels));
+  int64_t frames = 0;
+  while (stream.next(scratch.data(), log_max)) ++frames;
+  if (frames > std::numeric_limits<int>::max()) {
+    throw Error("audio too long for one log-mel spectrogram (" + std::to_string(stream.audio_samples()) +
+                " samples): split it into shorter pieces");
+  }
+  total_frames = frames;
+  content_frames = static_cast<int>(stream.audio_samples() / kHopLength);
+  if (spool && std::fflush(spool.get()) != 0) {
+    throw Error(std::string("cannot write the temporary copy of standard input (") + std::strerror(errno) +
+                "): free space in the temporary directory ($TMPDIR or /tmp)");
+  }
+}
+
+// Computes frames up to `end` into the ring, skipping those before `offset` that no window needs.
+void StreamingMel::Impl::produce(int64_t end, int offset) {
+  if (!frames) {
+    if (spool) {
+      source = std::make_unique<SpoolSource>(spool.get());
+    } else {
+      source = std::make_unique<DecoderSource>(path, nullptr);
+    }
+    frames.emplace(*source, n_mels);
+    ring.assign(static_cast<size_t>(kChunkFrames) * n_mels, 0.0f);
+  }
+  float unused_max = -std::numeric_limits<float>::infinity();
+  for (; produced < end; ++produced) {
+    if (produced < offset) {
+      if (!frames->next(nullptr, unused_max)) changed();
+      continue;
+    }
+    float* slot = ring.data() + static_cast<size_t>(produced % kChunkFrames) * n_mels;
+    if (!frames->next(slot, unused_max)) changed();
+    scale_log_mel(std::span<float>(slot, static_cast<size_t>(n_mels)), log_max);
+  }
+}
+
+StreamingMel::StreamingMel(const std::string& path, int n_mels) : impl_(std::make_unique<Impl>()) {
+  impl_->path = path;
+  impl_->name = path == "-" ? std::string("standard input") : path;
+  impl_->n_mels = LogMelFrame(n_mels).n_mels();  // rejects unsupported n_mels before any decoding
+  impl_->first_pass();
+}
+
+StreamingMel::~StreamingMel() = default;
+
+int StreamingMel::n_mels() const { return impl_->n_mels; }
+
+int StreamingMel::content_frames() const { return impl_->content_frames; }
+
+LogMel StreamingMel::window(int offset, int length) {
+  Impl& s = *impl_;
+  if (offset < 0 || length < 0) {
+    throw Error("invalid mel window (offset " + std::to_string(offset) + ", length " + std::to_string(length) +
+                "): both must be non-negative");
+  }
+  if (offset < s.last_offset) {
+    throw Error("a streamed log-mel spectrogram only moves forward: window at frame " + std::to_string(offset) +
+                " asked for after one at frame " + std::to_string(s.last_offset) +
+                "; load the audio into memory (InMemoryMel) to revisit earlier frames");
+  }
+  s.last_offset = offset;
+  LogMel window;
+  window.n_mels = s.n_mels;
+  window.n_frames = kChunkFrames;
+  window.data.assign(static_cast<size_t>(s.n_mels) * kChunkFrames, 0.0f);
+  const int64_t available = std::clamp<int64_t>(std::min<int64_t>(length, s.total_frames - offset), 0, kChunkFrames);
+  if (available == 0) return window;
+  s.produce(offset + available, offset);
+  // produced - kChunkFrames <= offset (the previous window started no later), so all are in the ring.
+  for (int64_t i = 0; i < available; ++i) {
+    const float* frame = s.ring.data() + static_cast<size_t>((offset + i) % kChunkFrames) * s.n_mels;
+    for (int m = 0; m < s.n_mels; ++m) window.data[static_cast<size_t>(m) * kChunkFrames + i] = frame[m];
+  }
+  return window;
+}
+
+}  // namespace auris

@@ -1,0 +1,35 @@
+// The padded log-mel spectrogram of an audio file, streamed: memory stays flat however long the
+// recording. openai clamps every value to (global max - 8), so the constructor reads the whole file
+// once to find that max and the length; windows then come from a second decoding through a ring of
+// at most one window's frames. Standard input is spooled (as s16) to an unlinked temporary file on
+// the first pass so the second can replay it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "audio/mel_source.h"
+
+namespace auris {
+
+class StreamingMel : public MelSource {
+ public:
+  // path: an audio file, or "-" for standard input. Throws auris::Error as load_audio does for
+  // unreadable audio, and for n_mels other than 80/128.
+  StreamingMel(const std::string& path, int n_mels);
+  ~StreamingMel() override;
+  StreamingMel(const StreamingMel&) = delete;
+  StreamingMel& operator=(const StreamingMel&) = delete;
+
+  int n_mels() const override;
+  int content_frames() const override;
+  // Bit-identical to InMemoryMel's window. Throws auris::Error when offset is smaller than the
+  // previous call's (those frames are gone) or when the file changed since the first pass.
+  LogMel window(int offset, int length) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace auris
