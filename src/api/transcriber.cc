@@ -4,6 +4,7 @@
 #include "api/model_impl.h"
 #include "audio/mel.h"
 #include "audio/mel_source.h"
+#include "audio/streaming_mel.h"
 #include "auris/error.h"
 #include "auris/transcribe.h"
 #include "decoding/decoding_task.h"
@@ -92,6 +93,12 @@ std::map<std::string, float> Transcriber::detect_language(std::span<const float>
 Transcript Transcriber::transcribe(std::span<const float> samples, int sample_rate, const TranscribeOptions& options) {
   check_audio(samples, sample_rate);
   InMemoryMel mel(samples, model_->impl().weights.dims.n_mels);
+  return transcribe_windows(mel, options);
+}
+
+Transcript Transcriber::transcribe_file(const std::string& path, const TranscribeOptions& options) {
+  StreamingMel mel(path, model_->impl().weights.dims.n_mels);
+  if (mel.content_frames() == 0) throw Error("'" + path + "' contains no audio samples");
   return transcribe_windows(mel, options);
 }
 

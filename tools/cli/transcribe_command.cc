@@ -116,9 +116,7 @@ Command add_transcribe_command(CLI::App& app) {
     int failures = 0;
     for (const std::string& file : a->files) {
       try {
-        const std::vector<float> samples = load_audio(file);
-        if (samples.empty()) throw Error("'" + file + "' contains no audio samples");
-        const Transcript t = transcriber.transcribe(samples, kSampleRate, options);
+        const Transcript t = transcriber.transcribe_file(file, options);
         std::printf("%s\n", trim(t.text).c_str());
         std::fflush(stdout);
       } catch (const Error& e) {
