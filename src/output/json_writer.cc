@@ -11,7 +11,7 @@ namespace auris::output {
 namespace {
 
 void append_unicode_escape(std::string& out, unsigned value) {
-  char buffer[8];
+  char buffer[16];
   std::snprintf(buffer, sizeof buffer, "\\u%04x", value);
   out += buffer;
 }

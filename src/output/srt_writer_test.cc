@@ -8,7 +8,7 @@ namespace auris::output {
 namespace {
 
 TEST(OutputSrtWriter, MatchesOpenaiWriteSrtForEveryOptionCombination) {
-  EXPECT_GT(test::expect_subtitles_match("srt", format_srt), 400);
+  EXPECT_GT(test::expect_subtitles_match("srt", format_srt), 300);
 }
 
 }  // namespace
