@@ -123,7 +123,10 @@ TEST_P(Parity, EveryDecodeIsTokenForToken) {
       SCOPED_TRACE(g->id);
       DecodingTask task(tokenizer(), weights().dims, to_decoding_options(g->options));
       const DecodingResult r = task.run(inference);
-      EXPECT_EQ(task.initial_tokens(), g->initial_tokens);
+      std::vector<int> initial = task.initial_tokens();
+      if (g->language_detected)  // openai writes the detected language into the start sequence
+        initial[task.sot_index() + 1] = *tokenizer().language_token(r.language);
+      EXPECT_EQ(initial, g->initial_tokens);
       EXPECT_EQ(r.tokens, g->tokens) << "ours: " << r.text << "\nreference: " << g->text;
       EXPECT_EQ(r.text, g->text);
       EXPECT_EQ(r.language, g->language);
