@@ -1,5 +1,8 @@
 #include "whisper/decoder.h"
 
+#include <cblas.h>
+
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -67,6 +70,7 @@ void Decoder::layer(int index, int n, Mode mode, const CrossKVCache& cross, Self
   // Cross-attention: Q only; K/V come from the window's cache, shared by all rows.
   layer_norm(x_.data(), n, width, blk.cross_ln.gamma.data(), blk.cross_ln.beta.data(), normed_.data());
   blk.cross_query.forward(normed_.data(), n, projected_.data());
+  if (capture_heads_) capture_cross_scores(index, n, cross);
   attention({projected_.data(), width, n, cross.keys(index), cross.row_stride(), cross.values(index),
              cross.row_stride(), cross.n_ctx(), n_head, d_head},
             attended_.data(), width, scratch_);
@@ -78,6 +82,42 @@ void Decoder::layer(int index, int n, Mode mode, const CrossKVCache& cross, Self
   gelu_inplace(hidden_.data(), size * 4);
   blk.mlp_out.forward(hidden_.data(), n, projected_.data());
   add_inplace(x_.data(), projected_.data(), size);
+}
+
+void Decoder::capture_cross_scores(int layer, int n, const CrossKVCache& cross) {
+  const int width = model_.dims.n_text_state;
+  const int d_head = width / model_.dims.n_text_head;
+  const int n_ctx = cross.n_ctx();
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
+  for (size_t i = 0; i < capture_heads_->size(); ++i) {
+    const auto [head_layer, head] = (*capture_heads_)[i];
+    if (head_layer != layer) continue;
+    float* out = capture_out_->data() + i * static_cast<size_t>(n) * n_ctx;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n_ctx, d_head, scale, projected_.data() + head * d_head,
+                width, cross.keys(layer) + head * d_head, cross.row_stride(), 0.0f, out, n_ctx);
+  }
+}
+
+void Decoder::prefill_capturing_cross_attention(const std::vector<int>& tokens, const CrossKVCache& cross,
+                                                SelfKVCache& self, const std::vector<int>& logit_positions,
+                                                std::vector<float>& logits,
+                                                const std::vector<std::pair<int, int>>& heads,
+                                                std::vector<float>& qk_out) {
+  for (const auto& [layer, head] : heads)
+    if (layer < 0 || layer >= model_.dims.n_text_layer || head < 0 || head >= model_.dims.n_text_head)
+      throw Error("alignment head (" + std::to_string(layer) + ", " + std::to_string(head) + ") is not in the model");
+  qk_out.assign(heads.size() * tokens.size() * cross.n_ctx(), 0.0f);
+  capture_heads_ = &heads;
+  capture_out_ = &qk_out;
+  try {
+    prefill(tokens, cross, self, logit_positions, logits);
+  } catch (...) {
+    capture_heads_ = nullptr;
+    capture_out_ = nullptr;
+    throw;
+  }
+  capture_heads_ = nullptr;
+  capture_out_ = nullptr;
 }
 
 void Decoder::project_logits(const std::vector<int>& rows, std::vector<float>& logits) {

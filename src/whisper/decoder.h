@@ -18,6 +18,12 @@ class Decoder {
   // logits: [logit_positions.size() x n_vocab], one row per requested prompt position.
   void prefill(const std::vector<int>& tokens, const CrossKVCache& cross, SelfKVCache& self,
                const std::vector<int>& logit_positions, std::vector<float>& logits);
+  // Like prefill, and also captures the pre-softmax cross-attention scores q·k/sqrt(d_head) of the
+  // given (layer, head) pairs: qk_out [heads.size() x tokens x n_audio_ctx]. openai's timing.py reads
+  // these from its cross-attention hooks to align words with audio.
+  void prefill_capturing_cross_attention(const std::vector<int>& tokens, const CrossKVCache& cross, SelfKVCache& self,
+                                         const std::vector<int>& logit_positions, std::vector<float>& logits,
+                                         const std::vector<std::pair<int, int>>& heads, std::vector<float>& qk_out);
   // tokens[r] is row r's next token, at position self.length(); logits: [rows x n_vocab].
   void step(const std::vector<int>& tokens, const CrossKVCache& cross, SelfKVCache& self, std::vector<float>& logits);
 
@@ -25,9 +31,13 @@ class Decoder {
   enum class Mode { kPrefill, kStep };
   void embed(const int* tokens, int n, Mode mode, int position);
   void layer(int index, int n, Mode mode, const CrossKVCache& cross, SelfKVCache& self);
+  void capture_cross_scores(int layer, int n, const CrossKVCache& cross);
   void project_logits(const std::vector<int>& rows, std::vector<float>& logits);
 
   const WhisperModel& model_;
+  // Set only during prefill_capturing_cross_attention.
+  const std::vector<std::pair<int, int>>* capture_heads_ = nullptr;
+  std::vector<float>* capture_out_ = nullptr;
   std::vector<float> x_, normed_, qkv_, attended_, projected_, hidden_, scratch_, gathered_;
 };
 

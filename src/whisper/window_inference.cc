@@ -61,6 +61,16 @@ void WindowInference::logits(const std::vector<std::vector<int>>& tokens, std::v
   decoder_.step(next, cross_, *self_, logits_out);
 }
 
+void WindowInference::alignment_pass(const std::vector<int>& tokens, const std::vector<int>& logit_positions,
+                                     const std::vector<std::pair<int, int>>& heads, std::vector<float>& logits,
+                                     std::vector<float>& cross_scores) {
+  if (!has_window_) throw Error("decoder has no audio window: call set_window() first");
+  if (tokens.empty()) throw Error("alignment needs at least one token");
+  ensure_rows(1);
+  decoder_.prefill_capturing_cross_attention(tokens, cross_, *self_, logit_positions, logits, heads, cross_scores);
+  self_->set_length(0);  // the pass is not a decode: the next logits() call starts a fresh prefill
+}
+
 void WindowInference::rearrange_kv_cache(const std::vector<int>& source_rows) {
   if (self_) self_->reorder(source_rows);
 }

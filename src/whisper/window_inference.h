@@ -25,6 +25,13 @@ class WindowInference : public Inference {
   void reset() override;
   int n_vocab() const override { return model_.dims.n_vocab; }
 
+  // openai timing.py's forward pass: runs `tokens` (one row, from the start sequence) over this
+  // window and returns the logits at logit_positions [positions x n_vocab] and the pre-softmax
+  // cross-attention scores of the alignment heads [heads x tokens x n_audio_ctx]. Resets the cache.
+  void alignment_pass(const std::vector<int>& tokens, const std::vector<int>& logit_positions,
+                      const std::vector<std::pair<int, int>>& heads, std::vector<float>& logits,
+                      std::vector<float>& cross_scores);
+
   const CrossKVCache& cross_cache() const { return cross_; }
   int cached_length() const { return self_ ? self_->length() : 0; }
 

@@ -146,5 +146,33 @@ TEST_F(Cli, ConvertedModelsTranscribeTheSame) {
   EXPECT_EQ(from_ggml.out, original.out) << from_ggml.err;
 }
 
+TEST_F(Cli, WritesEveryOutputFormat) {
+  const std::string dir = test::temp_dir() + "/out";
+  const RunResult r = run_cli("transcribe --beam-size 0 --model " + model_ + " -f all -o " + dir + " " + jfk_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* ext : {"txt", "vtt", "srt", "tsv", "json"}) EXPECT_TRUE(fs::exists(dir + "/jfk." + ext)) << ext;
+  std::ifstream srt(dir + "/jfk.srt");
+  const std::string text((std::istreambuf_iterator<char>(srt)), {});
+  EXPECT_EQ(text.rfind("1\n00:00:00,000 --> ", 0), 0u) << text;
+}
+
+TEST_F(Cli, UnwritableOutputDirectoryFailsBeforeTranscribing) {
+  expect_clean_failure(run_cli("transcribe --model " + model_ + " -f srt -o /proc/self/nope " + jfk_),
+                       "--output-dir");
+}
+
+TEST(CliWer, ScoresTranscriptsAfterNormalisation) {
+  const std::string dir = test::temp_dir();
+  std::ofstream(dir + "/ref.txt") << "Mr. Smith paid twenty dollars.\nThe colour is grey\n";
+  std::ofstream(dir + "/same.txt") << "mister smith paid $20\nthe color is gray\n";
+  std::ofstream(dir + "/off.txt") << "mister smith paid $20\nthe color was gray\n";
+  const RunResult same = run_cli("wer " + dir + "/ref.txt " + dir + "/same.txt");
+  ASSERT_EQ(same.status, 0) << same.err;
+  EXPECT_NE(same.out.find("WER 0.0000"), std::string::npos) << same.out;
+  const RunResult off = run_cli("wer " + dir + "/ref.txt " + dir + "/off.txt");
+  EXPECT_NE(off.out.find("S=1"), std::string::npos) << off.out;
+  expect_clean_failure(run_cli("wer " + dir + "/missing.txt " + dir + "/off.txt"), "missing.txt");
+}
+
 }  // namespace
 }  // namespace auris

@@ -1,5 +1,5 @@
 // `auris`: speech recognition with Whisper models. Subcommands: transcribe, detect-language,
-// models, download, convert. Every failure ends in one line on stderr and a non-zero exit.
+// models, download, convert, wer. Every failure ends in one line on stderr and a non-zero exit.
 #include <cstdio>
 #include <exception>
 #include <vector>
@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   const std::vector<auris::cli::Command> commands = {
       auris::cli::add_transcribe_command(app), auris::cli::add_detect_language_command(app),
       auris::cli::add_models_command(app),     auris::cli::add_download_command(app),
-      auris::cli::add_convert_command(app),
+      auris::cli::add_convert_command(app),    auris::cli::add_wer_command(app),
   };
 
   try {

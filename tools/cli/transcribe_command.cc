@@ -6,6 +6,7 @@
 #include "audio/audio_file.h"
 #include "audio/mel.h"
 #include "auris/error.h"
+#include "auris/output.h"
 #include "auris/transcribe.h"
 #include "commands.h"
 #include "transcript_format.h"
@@ -34,6 +35,8 @@ struct TranscribeArgs {
   double no_speech_threshold = 0.6;
   int threads = 0;
   bool verbose = false;
+  std::string output_format;  // empty: text on stdout only
+  std::string output_dir;
 };
 
 TranscribeOptions to_options(const TranscribeArgs& a) {
@@ -105,9 +108,15 @@ Command add_transcribe_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-t,--threads", a->threads, "CPU threads (0: all cores)")->check(CLI::Range(0, 256));
   cmd->add_flag("-v,--verbose", a->verbose, "Print segments with timestamps as they are decided");
+  cmd->add_option("-f,--output-format", a->output_format, "Also write txt, vtt, srt, tsv, json or all")
+      ->check(CLI::IsMember({"txt", "vtt", "srt", "tsv", "json", "all"}));
+  cmd->add_option("-o,--output-dir", a->output_dir, "Directory for the files of --output-format (default .)");
 
   return {cmd, [a]() {
     set_cpu_threads(a->threads);
+    const std::string format = !a->output_format.empty() ? a->output_format : (a->output_dir.empty() ? "" : "all");
+    const std::string output_dir = a->output_dir.empty() ? "." : a->output_dir;
+    if (!format.empty()) require_writable_directory(output_dir);  // fail before hours of work, not after
     const auto model = Model::load(a->model);
     Transcriber transcriber(model);
     TranscribeOptions options = to_options(*a);
@@ -119,6 +128,11 @@ Command add_transcribe_command(CLI::App& app) {
         const Transcript t = transcriber.transcribe_file(file, options);
         std::printf("%s\n", trim(t.text).c_str());
         std::fflush(stdout);
+        if (!format.empty()) {
+          const std::string name = file == "-" ? "stdin" : file;
+          for (const std::string& path : write_transcript(t, name, output_dir, format))
+            std::fprintf(stderr, "auris: wrote %s\n", path.c_str());
+        }
       } catch (const Error& e) {
         ++failures;  // one bad file must not lose the others' transcripts
         std::fprintf(stderr, "auris: error: %s\n", e.what());

@@ -2,8 +2,13 @@
 
 #include <cblas.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
+
+#include "auris/error.h"
 
 namespace auris::cli {
 
@@ -35,6 +40,13 @@ std::string format_timestamp(double seconds) {
 
 std::string format_segment_line(const Segment& segment) {
   return "[" + format_timestamp(segment.start) + " --> " + format_timestamp(segment.end) + "] " + segment.text;
+}
+
+void require_writable_directory(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (!std::filesystem::is_directory(dir) || ::access(dir.c_str(), W_OK) != 0)
+    throw Error("cannot write output files in '" + dir + "': choose another --output-dir");
 }
 
 void set_cpu_threads(int threads) {
