@@ -108,6 +108,11 @@ Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptio
   const Tokenizer& tokenizer = m.tokenizer;
   if (mel.n_mels() != m.weights.dims.n_mels) throw Error("log-mel bins do not match the model");
   const int content_frames = mel.content_frames();
+  if (mel.silent()) {  // digital silence: an empty transcript, where Whisper would hallucinate
+    Transcript empty;
+    empty.language = options.decoding.language.value_or(tokenizer.multilingual() ? "" : "en");
+    return empty;
+  }
 
   DecodingOptions decoding = options.decoding;
   Transcript transcript;

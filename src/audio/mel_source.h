@@ -3,6 +3,7 @@
 // a spectrogram in memory or streamed from a file with bounded memory.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 
 #include "audio/mel.h"
@@ -18,19 +19,25 @@ class MelSource {
   // openai pad_or_trim(mel[:, offset:offset + length], 3000) of log_mel_spectrogram(audio, n_mels,
   // padding=480000). Offsets never decrease between calls, so a stream may drop earlier frames.
   virtual LogMel window(int offset, int length) = 0;
+  // True when every sample is exactly zero (digital silence): there is nothing to transcribe, and
+  // Whisper would only hallucinate ("you") on it.
+  virtual bool silent() const = 0;
 };
 
 // The whole padded spectrogram of samples already in memory.
 class InMemoryMel : public MelSource {
  public:
   InMemoryMel(std::span<const float> samples, int n_mels)
-      : mel_(log_mel_spectrogram(samples, n_mels, kChunkSamples)) {}
+      : mel_(log_mel_spectrogram(samples, n_mels, kChunkSamples)),
+        silent_(std::all_of(samples.begin(), samples.end(), [](float x) { return x == 0.0f; })) {}
   int n_mels() const override { return mel_.n_mels; }
   int content_frames() const override { return mel_.n_frames - kChunkFrames; }
   LogMel window(int offset, int length) override { return mel_window(mel_, offset, length); }
+  bool silent() const override { return silent_; }
 
  private:
   LogMel mel_;
+  bool silent_;
 };
 
 }  // namespace auris

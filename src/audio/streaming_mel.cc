@@ -233,6 +233,9 @@ StreamingMel::StreamingMel(const std::string& path, int n_mels) : impl_(std::mak
 
 StreamingMel::~StreamingMel() = default;
 
+// An all-zero recording never lifts a mel bin above the log floor, log10(1e-10).
+bool StreamingMel::silent() const { return impl_->log_max <= -10.0f; }
+
 int StreamingMel::n_mels() const { return impl_->n_mels; }
 
 int StreamingMel::content_frames() const { return impl_->content_frames; }

@@ -23,6 +23,7 @@ class StreamingMel : public MelSource {
 
   int n_mels() const override;
   int content_frames() const override;
+  bool silent() const override;
   // Bit-identical to InMemoryMel's window. Throws auris::Error when offset is smaller than the
   // previous call's (those frames are gone) or when the file changed since the first pass.
   LogMel window(int offset, int length) override;
