@@ -31,6 +31,8 @@ struct TranscribeOptions {
   std::optional<std::string> initial_prompt;
   // Called with each window's new segments as they are decided (for --verbose / streaming output).
   std::function<void(const struct Segment&)> on_segment;
+  // Called after each window with the audio seconds done and in total (progress bars).
+  std::function<void(double done_seconds, double total_seconds)> on_progress;
 };
 
 struct Word {

@@ -35,6 +35,8 @@ struct Transcriber::State {
 
 namespace {
 
+constexpr double kSecondsPerFrame = static_cast<double>(kHopLength) / kSampleRate;
+
 void check_audio(std::span<const float> samples, int sample_rate) {
   if (sample_rate != kSampleRate)
     throw Error("audio must be 16000 Hz mono for Whisper, got " + std::to_string(sample_rate) +
@@ -159,6 +161,8 @@ Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptio
     if (options.no_speech_threshold && result.no_speech_prob > *options.no_speech_threshold &&
         !(options.logprob_threshold && result.avg_logprob > *options.logprob_threshold)) {
       seek += segment_size;  // silence: skip the window
+      if (options.on_progress)
+        options.on_progress(std::min(seek, content_frames) * kSecondsPerFrame, content_frames * kSecondsPerFrame);
       continue;
     }
 
@@ -190,6 +194,8 @@ Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptio
     }
     if (!options.condition_on_previous_text || result.temperature > 0.5) prompt_reset_since = all_tokens.size();
     seek += split.seek_advance;
+    if (options.on_progress)
+      options.on_progress(std::min(seek, content_frames) * kSecondsPerFrame, content_frames * kSecondsPerFrame);
   }
   return transcript;
 }

@@ -1,5 +1,6 @@
 // `auris transcribe FILE... --model NAME|PATH [options]`: openai/whisper's CLI options and defaults.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "auris/output.h"
 #include "auris/transcribe.h"
 #include "commands.h"
+#include "progress_bar.h"
 #include "transcript_format.h"
 
 namespace auris::cli {
@@ -125,7 +127,14 @@ Command add_transcribe_command(CLI::App& app) {
     int failures = 0;
     for (const std::string& file : a->files) {
       try {
-        const Transcript t = transcriber.transcribe_file(file, options);
+        TranscribeOptions per_file = options;
+        std::optional<ProgressBar> progress;
+        if (!a->verbose && ProgressBar::enabled()) {
+          progress.emplace(file);
+          per_file.on_progress = [&progress](double done, double total) { progress->update(done, total); };
+        }
+        const Transcript t = transcriber.transcribe_file(file, per_file);
+        progress.reset();
         std::printf("%s\n", trim(t.text).c_str());
         std::fflush(stdout);
         if (!format.empty()) {
