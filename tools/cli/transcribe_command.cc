@@ -1,5 +1,6 @@
 // `auris transcribe FILE... --model NAME|PATH [options]`: openai/whisper's CLI options and defaults.
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -130,7 +131,7 @@ Command add_transcribe_command(CLI::App& app) {
         TranscribeOptions per_file = options;
         std::optional<ProgressBar> progress;
         if (!a->verbose && ProgressBar::enabled()) {
-          progress.emplace(file);
+          progress.emplace(file == "-" ? std::string("stdin") : std::filesystem::path(file).filename().string());
           per_file.on_progress = [&progress](double done, double total) { progress->update(done, total); };
         }
         const Transcript t = transcriber.transcribe_file(file, per_file);
