@@ -150,6 +150,8 @@ Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptio
 
   std::optional<WordAligner> aligner;
   if (options.word_timestamps) {
+    if (m.weights.dims.alignment_heads.empty())
+      throw Error("this model has no alignment heads, so word timestamps cannot be computed; transcribe without them");
     const Task task = decoding.task == "translate" ? Task::kTranslate : Task::kTranscribe;
     // openai's English-only tokenizer has no language, so its words split on spaces.
     std::string language;
