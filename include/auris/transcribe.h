@@ -1,6 +1,6 @@
 // Transcribing audio with a loaded model, as openai/whisper's transcribe(): 30-s windows decoded in
 // turn, the seek position driven by the timestamp tokens, temperature fallback, the no-speech rule,
-// and the previous text as prompt.
+// the previous text as prompt, clips, and word timestamps with hallucination skipping.
 #pragma once
 
 #include <functional>
@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "auris/decoding.h"
@@ -17,6 +18,11 @@
 namespace auris {
 
 class MelSource;  // src/audio/mel_source.h
+
+// openai's defaults: "'“¿([{- and "'.。,，!！?？:：”)]}、
+inline constexpr const char* kDefaultPrependPunctuations = "\"'\xE2\x80\x9C\xC2\xBF([{-";
+inline constexpr const char* kDefaultAppendPunctuations =
+    "\"'.\xE3\x80\x82,\xEF\xBC\x8C!\xEF\xBC\x81?\xEF\xBC\x9F:\xEF\xBC\x9A\xE2\x80\x9D)]}\xE3\x80\x81";
 
 struct TranscribeOptions {
   // Per-window decoding: language, task, beam_size, best_of, patience, suppress_tokens, ...
@@ -28,7 +34,27 @@ struct TranscribeOptions {
   std::optional<double> logprob_threshold = -1.0;
   std::optional<double> no_speech_threshold = 0.6;
   bool condition_on_previous_text = true;
+  // Text for the first window's prompt (custom vocabulary, spelling, style).
   std::optional<std::string> initial_prompt;
+  // Puts initial_prompt at the start of every window's prompt, not only the first; the previous
+  // text fills what is left of the prompt's n_text_ctx / 2 - 1 tokens.
+  bool carry_initial_prompt = false;
+
+  // Word-level timestamps from the cross-attention of the model's alignment heads and dynamic time
+  // warping; fills Segment::words and refines segment starts and ends (openai's word_timestamps).
+  bool word_timestamps = false;
+  // With word_timestamps: marks merged into the next word / the previous word.
+  std::string prepend_punctuations = kDefaultPrependPunctuations;
+  std::string append_punctuations = kDefaultAppendPunctuations;
+  // With word_timestamps: when a segment looks hallucinated (improbable, very short or very long
+  // words) and silence longer than this many seconds surrounds it, skip the silence and drop it.
+  std::optional<double> hallucination_silence_threshold;
+
+  // Parts of the audio to transcribe, in seconds: start, end, start, end, ...; a missing last end
+  // means the end of the audio. Empty: all of it. parse_clip_timestamps reads openai's "0,5.5,8"
+  // form. Ends past the audio stop at its end (openai would loop forever there). Throws
+  // auris::Error (from transcribe) for a negative or non-finite time or an end before its start.
+  std::vector<double> clip_timestamps;
   // Called with each window's new segments as they are decided (for --verbose / streaming output).
   std::function<void(const struct Segment&)> on_segment;
   // Called after each window with the audio seconds done and in total (progress bars).
@@ -60,7 +86,13 @@ struct Transcript {
   std::string text;
   std::string language;
   std::vector<Segment> segments;
+  // Transcribed with word timestamps: every segment's words were computed (and may be empty).
+  bool word_timestamps = false;
 };
+
+// openai's clip_timestamps string: comma-separated seconds "start,end,start,...", "" for none.
+// Throws auris::Error naming the item that is not a number.
+std::vector<double> parse_clip_timestamps(std::string_view text);
 
 // Counters that make the decoder's cache design observable (tests and benchmarks read them).
 // encoder_windows counts this Transcriber's windows; the row counts are kept by the model's

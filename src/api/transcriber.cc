@@ -9,7 +9,11 @@
 #include "auris/transcribe.h"
 #include "decoding/decoding_task.h"
 #include "decoding/detect_language.h"
+#include "decoding/strip_whitespace.h"
+#include "transcribe/clip_timestamps.h"
+#include "transcribe/silence_skipping.h"
 #include "transcribe/window_segments.h"
+#include "transcribe/word_timestamps.h"
 #include "whisper/encoder.h"
 #include "whisper/window_inference.h"
 
@@ -35,8 +39,6 @@ struct Transcriber::State {
 
 namespace {
 
-constexpr double kSecondsPerFrame = static_cast<double>(kHopLength) / kSampleRate;
-
 void check_audio(std::span<const float> samples, int sample_rate) {
   if (sample_rate != kSampleRate)
     throw Error("audio must be 16000 Hz mono for Whisper, got " + std::to_string(sample_rate) +
@@ -53,6 +55,24 @@ bool needs_fallback(const DecodingResult& r, const TranscribeOptions& o) {
       r.avg_logprob < *o.logprob_threshold)
     fallback = false;
   return fallback;
+}
+
+double frames_to_seconds(int frames) { return static_cast<double>(frames) * kHopLength / kSampleRate; }
+
+// Python's tokens[start:][-length:]: the last `length` items when length > 0, but all of them for
+// 0 and all but the first -length for negative lengths (a long carried initial prompt).
+std::vector<int> python_tail(const std::vector<int>& tokens, size_t start, long length) {
+  const size_t n = tokens.size() > start ? tokens.size() - start : 0;
+  size_t skip = 0;
+  if (length > 0) skip = n > static_cast<size_t>(length) ? n - static_cast<size_t>(length) : 0;
+  if (length < 0) skip = std::min(n, static_cast<size_t>(-length));
+  return std::vector<int>(tokens.end() - static_cast<long>(n - skip), tokens.end());
+}
+
+// openai can leave seek where the window started (a segment closing at <|0.00|>, a word ending
+// within 5 ms of the window start) and then decodes the same window forever; auris moves on.
+int make_progress(int seek, const WindowPosition& window) {
+  return seek > window.previous_seek ? seek : window.previous_seek + window.segment_size;
 }
 
 }  // namespace
@@ -106,18 +126,28 @@ Transcript Transcriber::transcribe_file(const std::string& path, const Transcrib
 
 Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptions& options) {
   if (options.temperatures.empty()) throw Error("at least one decoding temperature is needed");
+  if (options.hallucination_silence_threshold && !std::isfinite(*options.hallucination_silence_threshold))
+    throw Error("hallucination_silence_threshold must be a finite number of seconds");
   const Model::Impl& m = model_->impl();
   const Tokenizer& tokenizer = m.tokenizer;
   if (mel.n_mels() != m.weights.dims.n_mels) throw Error("log-mel bins do not match the model");
   const int content_frames = mel.content_frames();
+  const double content_duration = frames_to_seconds(content_frames);
+  const std::vector<std::pair<int, int>> clips = seek_clips(options.clip_timestamps, content_frames);
   if (mel.silent()) {  // digital silence: an empty transcript, where Whisper would hallucinate
     Transcript empty;
     empty.language = options.decoding.language.value_or(tokenizer.multilingual() ? "" : "en");
+    empty.word_timestamps = options.word_timestamps;
     return empty;
   }
+  auto report_progress = [&](int frames_done) {
+    if (options.on_progress)
+      options.on_progress(frames_to_seconds(std::min(frames_done, content_frames)), content_duration);
+  };
 
   DecodingOptions decoding = options.decoding;
   Transcript transcript;
+  transcript.word_timestamps = options.word_timestamps;
   if (!decoding.language) {
     if (!tokenizer.multilingual()) {
       decoding.language = "en";
@@ -128,19 +158,55 @@ Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptio
   }
   transcript.language = *decoding.language;
 
-  std::vector<int> all_tokens;
-  if (options.initial_prompt) {
-    std::string prompt = *options.initial_prompt;
-    prompt.erase(0, prompt.find_first_not_of(" \t\n\r"));
-    prompt.erase(prompt.find_last_not_of(" \t\n\r") + 1);
-    all_tokens = tokenizer.encode(" " + prompt);
+  std::optional<WordAligner> aligner;
+  if (options.word_timestamps) {
+    if (m.weights.dims.alignment_heads.empty())
+      throw Error("this model has no alignment heads, so word timestamps cannot be computed; transcribe without them");
+    const Task task = decoding.task == "translate" ? Task::kTranslate : Task::kTranscribe;
+    // openai's English-only tokenizer has no language, so its words split on spaces.
+    std::string language;
+    if (tokenizer.multilingual())
+      if (const std::optional<int> token = tokenizer.language_token(*decoding.language)) language = tokenizer.language_code(*token);
+    aligner.emplace(WordAligner{state_->inference, tokenizer, language, tokenizer.sot_sequence(decoding.language, task),
+                                m.weights.dims.alignment_heads});
   }
-  size_t prompt_reset_since = 0;
 
-  int seek = 0;
-  while (seek < content_frames) {
-    const int segment_size = std::min(kChunkFrames, content_frames - seek);
-    state_->set_window(mel.window(seek, segment_size));
+  std::vector<int> initial_prompt_tokens;
+  if (options.initial_prompt) initial_prompt_tokens = tokenizer.encode(" " + strip_whitespace(*options.initial_prompt));
+  std::vector<int> all_tokens = initial_prompt_tokens;
+  const long remaining_prompt_length =
+      m.weights.dims.n_text_ctx / 2 - 1 - static_cast<long>(initial_prompt_tokens.size());
+  size_t prompt_reset_since = 0;
+  double last_speech_timestamp = 0.0;
+
+  size_t clip_index = 0;
+  int seek = clips[0].first;
+  while (clip_index < clips.size()) {
+    const auto [clip_start, clip_end] = clips[clip_index];
+    if (seek < clip_start) seek = clip_start;
+    if (seek >= clip_end) {
+      if (++clip_index < clips.size()) seek = clips[clip_index].first;
+      continue;
+    }
+    WindowPosition window;
+    window.previous_seek = seek;
+    window.segment_size = std::min({kChunkFrames, content_frames - seek, clip_end - seek});
+    window.time_offset = frames_to_seconds(seek);
+    window.window_end_time = frames_to_seconds(seek + kChunkFrames);
+    window.segment_duration = frames_to_seconds(window.segment_size);
+    window.content_duration = content_duration;
+    window.content_frames = content_frames;
+    state_->set_window(mel.window(seek, window.segment_size));
+
+    std::vector<int> prompt;
+    if (options.carry_initial_prompt) {
+      const size_t ignored = std::max(initial_prompt_tokens.size(), prompt_reset_since);
+      prompt = initial_prompt_tokens;
+      const std::vector<int> rest = python_tail(all_tokens, ignored, remaining_prompt_length);
+      prompt.insert(prompt.end(), rest.begin(), rest.end());
+    } else {
+      prompt.assign(all_tokens.begin() + static_cast<long>(prompt_reset_since), all_tokens.end());
+    }
 
     DecodingResult result;
     for (double temperature : options.temperatures) {
@@ -152,7 +218,7 @@ Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptio
       } else {
         attempt.best_of.reset();
       }
-      attempt.prompt = std::vector<int>(all_tokens.begin() + static_cast<long>(prompt_reset_since), all_tokens.end());
+      attempt.prompt = prompt;
       DecodingTask task(tokenizer, m.weights.dims, attempt);
       result = task.run(state_->inference);  // the window's cross K/V are reused by every retry
       if (!needs_fallback(result, options)) break;
@@ -160,43 +226,57 @@ Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptio
 
     if (options.no_speech_threshold && result.no_speech_prob > *options.no_speech_threshold &&
         !(options.logprob_threshold && result.avg_logprob > *options.logprob_threshold)) {
-      seek += segment_size;  // silence: skip the window
-      if (options.on_progress)
-        options.on_progress(std::min(seek, content_frames) * kSecondsPerFrame, content_frames * kSecondsPerFrame);
+      seek += window.segment_size;  // silence: skip the window
+      report_progress(seek);
       continue;
     }
 
-    WindowSplit split = split_window(result.tokens, tokenizer.timestamp_begin(), seek, segment_size);
+    WindowSplit split = split_window(result.tokens, tokenizer.timestamp_begin(), seek, window.segment_size);
+    window.single_timestamp_ending = split.single_timestamp_ending;
+    std::vector<Segment> segments;
     for (WindowSegment& ws : split.segments) {
       Segment seg;
-      seg.id = static_cast<int>(transcript.segments.size());
       seg.seek = seek;
       seg.start = ws.start;
       seg.end = ws.end;
-      std::vector<int> text_tokens;
-      for (int t : ws.tokens)
-        if (t < tokenizer.eot()) text_tokens.push_back(t);
-      seg.text = tokenizer.decode(text_tokens);
+      seg.text = tokenizer.decode(text_tokens_of(ws.tokens, tokenizer.eot()));
       seg.tokens = std::move(ws.tokens);
       seg.temperature = result.temperature;
       seg.avg_logprob = result.avg_logprob;
       seg.compression_ratio = result.compression_ratio;
       seg.no_speech_prob = result.no_speech_prob;
-      const bool blank = seg.text.find_first_not_of(" \t\n\r") == std::string::npos;
-      if (seg.start == seg.end || blank) {  // instantaneous or textless segments carry nothing
+      segments.push_back(std::move(seg));
+    }
+    seek += split.seek_advance;
+
+    if (aligner) {
+      add_word_timestamps(segments, *aligner, window.segment_size, options.prepend_punctuations,
+                          options.append_punctuations, last_speech_timestamp);
+      const SeekDecision next = seek_after_word_timestamps(segments, window, seek, options.hallucination_silence_threshold,
+                                                           last_speech_timestamp);
+      seek = make_progress(next.seek, window);
+      if (next.drop_window) continue;  // leading silence before a likely hallucination: retry after it
+      if (const std::optional<double> end = last_end(segments)) last_speech_timestamp = *end;
+    }
+    seek = make_progress(seek, window);
+
+    for (Segment& seg : segments) {
+      // Instantaneous or textless segments carry nothing.
+      if (seg.start == seg.end || strip_whitespace(seg.text).empty()) {
         seg.text.clear();
         seg.tokens.clear();
+        seg.words.clear();
       }
+      seg.id = static_cast<int>(transcript.segments.size());
       all_tokens.insert(all_tokens.end(), seg.tokens.begin(), seg.tokens.end());
       if (options.on_segment) options.on_segment(seg);
-      transcript.text += seg.text;
       transcript.segments.push_back(std::move(seg));
     }
+    // Do not feed the prompt tokens if a high temperature was used.
     if (!options.condition_on_previous_text || result.temperature > 0.5) prompt_reset_since = all_tokens.size();
-    seek += split.seek_advance;
-    if (options.on_progress)
-      options.on_progress(std::min(seek, content_frames) * kSecondsPerFrame, content_frames * kSecondsPerFrame);
+    report_progress(seek);
   }
+  transcript.text = tokenizer.decode(std::span<const int>(all_tokens).subspan(initial_prompt_tokens.size()));
   return transcript;
 }
 

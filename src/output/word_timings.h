@@ -1,7 +1,6 @@
 // Whether a transcript carries word timings. openai marks this by a "words" key on every segment
-// (present, possibly empty, when word_timestamps=True); auris::Segment always has a words vector,
-// so a transcript counts as timed when any segment has a word. (A timed transcript whose every
-// segment is empty reads as untimed; openai would then write no subtitles at all.)
+// (present, possibly empty, when word_timestamps=True); auris sets Transcript::word_timestamps, and
+// a transcript built by hand also counts as timed when any segment has a word.
 #pragma once
 
 #include <algorithm>
@@ -11,7 +10,8 @@
 namespace auris::output {
 
 inline bool has_word_timings(const Transcript& transcript) {
-  return std::any_of(transcript.segments.begin(), transcript.segments.end(),
+  return transcript.word_timestamps ||
+         std::any_of(transcript.segments.begin(), transcript.segments.end(),
                      [](const Segment& s) { return !s.words.empty(); });
 }
 

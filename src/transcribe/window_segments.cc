@@ -16,6 +16,7 @@ WindowSplit split_window(const std::vector<int>& tokens, int timestamp_begin, in
   const int n = static_cast<int>(tokens.size());
   auto is_timestamp = [&](int i) { return tokens[i] >= timestamp_begin; };
   const bool single_timestamp_ending = n >= 2 && !is_timestamp(n - 2) && is_timestamp(n - 1);
+  split.single_timestamp_ending = single_timestamp_ending;
 
   std::vector<int> slices;  // indices i where tokens[i-1] and tokens[i] are both timestamps
   for (int i = 1; i < n; ++i)

@@ -16,6 +16,7 @@ struct WindowSegment {
 struct WindowSplit {
   std::vector<WindowSegment> segments;
   int seek_advance = 0;  // mel frames to move the seek position by
+  bool single_timestamp_ending = false;  // the tokens end on one timestamp: the window is complete
 };
 
 // tokens: the window's sampled tokens without <|endoftext|>. seek: window start in mel frames;

@@ -1,0 +1,44 @@
+// Where the next window starts once a window has word timestamps, as openai/whisper transcribe.py
+// does it: at the last word's end (not the last timestamp token), and with
+// hallucination_silence_threshold, skipping silence before segments that look hallucinated
+// (anomalous words: improbable, very short or very long) and dropping those segments.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "auris/transcribe.h"
+
+namespace auris {
+
+// The window just decoded, in openai's terms.
+struct WindowPosition {
+  int previous_seek = 0;           // the window's start, in mel frames
+  int segment_size = 0;            // frames of audio in the window
+  double time_offset = 0.0;        // the window's start, in seconds
+  double window_end_time = 0.0;    // start + 30 s
+  double segment_duration = 0.0;   // segment_size in seconds
+  double content_duration = 0.0;   // the whole recording, in seconds
+  int content_frames = 0;
+  bool single_timestamp_ending = false;  // the window's tokens end on one timestamp
+};
+
+// What the seek loop does next.
+struct SeekDecision {
+  int seek = 0;
+  bool drop_window = false;  // openai's `continue`: the window's segments are discarded
+};
+
+// openai utils.get_end: the last word's end, else the last segment's end; nullopt for no segments.
+std::optional<double> last_end(const std::vector<Segment>& segments);
+
+// openai's word_anomaly_score and is_segment_anomaly.
+double word_anomaly_score(const Word& word);
+bool is_segment_anomaly(const Segment* segment);
+
+// seek: the position the timestamp tokens gave. May truncate `segments` (hallucinations).
+SeekDecision seek_after_word_timestamps(std::vector<Segment>& segments, const WindowPosition& window, int seek,
+                                        std::optional<double> hallucination_silence_threshold,
+                                        double last_speech_timestamp);
+
+}  // namespace auris
