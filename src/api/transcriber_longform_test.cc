@@ -38,9 +38,9 @@ TranscribeOptions options_from(const test::LongformOptions& o) {
   return t;
 }
 
-class LongformTranscribe : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+class LongformParity : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
-TEST_P(LongformTranscribe, SegmentsEqualOpenai) {
+TEST_P(LongformParity, SegmentsEqualOpenai) {
   const auto& [model_name, option_set] = GetParam();
   AURIS_REQUIRE_SHARED_DATA(data);
   const std::string model_path = test::cached_model(model_name);
@@ -74,7 +74,7 @@ TEST_P(LongformTranscribe, SegmentsEqualOpenai) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Concat, LongformTranscribe,
+INSTANTIATE_TEST_SUITE_P(Concat, LongformParity,
                          ::testing::Combine(::testing::Values("tiny.en", "base"),
                                             ::testing::Values("greedy_fallback", "beam5", "greedy_words")),
                          [](const auto& info) {

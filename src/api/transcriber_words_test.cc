@@ -37,9 +37,9 @@ TranscribeOptions options_from(const nlohmann::json& o) {
   return options;
 }
 
-class TranscribeReference : public ::testing::TestWithParam<std::string> {};
+class TranscribeParity : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(TranscribeReference, EqualsOpenaiTranscribe) {
+TEST_P(TranscribeParity, EqualsOpenaiTranscribe) {
   AURIS_REQUIRE_SHARED_DATA(data);
   const nlohmann::json ref = test::read_timing_fixture("transcribe_" + GetParam() + ".json");
   const std::string model_path = test::cached_model(ref.at("model").get<std::string>());
@@ -75,7 +75,7 @@ TEST_P(TranscribeReference, EqualsOpenaiTranscribe) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Jfk, TranscribeReference,
+INSTANTIATE_TEST_SUITE_P(Jfk, TranscribeParity,
                          ::testing::Values("words", "words_base", "words_punctuation", "clips_carry_prompt",
                                            "clips_prompt", "clips_carry_prompt_conditioned", "clips_words_hallucination"));
 
