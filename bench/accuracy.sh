@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=../shared/data/audio
-auris=./build/auris
+auris=${AURIS_BIN:-./build/auris}
 [ -x "$auris" ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build -j"$(nproc)" --target auris_cli >&2; }
 models=("$@")
 [ ${#models[@]} -eq 0 ] && models=(tiny.en base)

@@ -161,6 +161,18 @@ TEST_F(Cli, UnwritableOutputDirectoryFailsBeforeTranscribing) {
                        "--output-dir");
 }
 
+TEST_F(Cli, WordTimestampSubtitles) {
+  const std::string dir = test::temp_dir() + "/words";
+  const RunResult r = run_cli("transcribe --beam-size 0 --model " + model_ +
+                              " --word-timestamps --max-line-width 20 --highlight-words -f vtt -o " + dir + " " + jfk_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream vtt(dir + "/jfk.vtt");
+  const std::string text((std::istreambuf_iterator<char>(vtt)), {});
+  EXPECT_NE(text.find("<u>Americans</u>"), std::string::npos) << text;  // one cue per spoken word
+  expect_clean_failure(run_cli("transcribe --model " + model_ + " --max-line-width 20 " + jfk_), "--word-timestamps");
+  expect_clean_failure(run_cli("transcribe --model " + model_ + " --clip-timestamps 3,x " + jfk_), "clip_timestamps");
+}
+
 TEST(CliWer, ScoresTranscriptsAfterNormalisation) {
   const std::string dir = test::temp_dir();
   std::ofstream(dir + "/ref.txt") << "Mr. Smith paid twenty dollars.\nThe colour is grey\n";

@@ -40,6 +40,14 @@ struct TranscribeArgs {
   bool verbose = false;
   std::string output_format;  // empty: text on stdout only
   std::string output_dir;
+  bool word_timestamps = false;
+  std::string prepend_punctuations = kDefaultPrependPunctuations;
+  std::string append_punctuations = kDefaultAppendPunctuations;
+  std::string clip_timestamps = "0";
+  bool carry_initial_prompt = false;
+  double hallucination_silence_threshold = -1;
+  int max_line_width = 0, max_line_count = 0, max_words_per_line = 0;
+  bool highlight_words = false;
 };
 
 TranscribeOptions to_options(const TranscribeArgs& a) {
@@ -65,6 +73,12 @@ TranscribeOptions to_options(const TranscribeArgs& a) {
   o.no_speech_threshold = a.no_speech_threshold;
   o.condition_on_previous_text = a.condition_on_previous_text;
   if (!a.initial_prompt.empty()) o.initial_prompt = a.initial_prompt;
+  o.carry_initial_prompt = a.carry_initial_prompt;
+  o.word_timestamps = a.word_timestamps;
+  o.prepend_punctuations = a.prepend_punctuations;
+  o.append_punctuations = a.append_punctuations;
+  o.clip_timestamps = parse_clip_timestamps(a.clip_timestamps);
+  if (a.hallucination_silence_threshold > 0) o.hallucination_silence_threshold = a.hallucination_silence_threshold;
   return o;
 }
 
@@ -114,15 +128,41 @@ Command add_transcribe_command(CLI::App& app) {
   cmd->add_option("-f,--output-format", a->output_format, "Also write txt, vtt, srt, tsv, json or all")
       ->check(CLI::IsMember({"txt", "vtt", "srt", "tsv", "json", "all"}));
   cmd->add_option("-o,--output-dir", a->output_dir, "Directory for the files of --output-format (default .)");
+  cmd->add_flag("--word-timestamps", a->word_timestamps, "Word-level timestamps (cross-attention alignment + DTW)");
+  cmd->add_option("--prepend-punctuations", a->prepend_punctuations, "With word timestamps: merged into the next word");
+  cmd->add_option("--append-punctuations", a->append_punctuations, "With word timestamps: merged into the previous word");
+  cmd->add_option("--clip-timestamps", a->clip_timestamps, "Comma-separated start,end,... seconds to transcribe")
+      ->capture_default_str();
+  cmd->add_flag("--carry-initial-prompt", a->carry_initial_prompt, "Prepend the initial prompt to every window's prompt");
+  cmd->add_option("--hallucination-silence-threshold", a->hallucination_silence_threshold,
+                  "With word timestamps: skip silences longer than this (s) around a likely hallucination")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-line-width", a->max_line_width, "Subtitles: characters per line (needs --word-timestamps)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-line-count", a->max_line_count, "Subtitles: lines per cue (needs --word-timestamps)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-words-per-line", a->max_words_per_line, "Subtitles: words per line (needs --word-timestamps)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--highlight-words", a->highlight_words, "Subtitles: underline each word as it is spoken (needs --word-timestamps)");
 
   return {cmd, [a]() {
     set_cpu_threads(a->threads);
     const std::string format = !a->output_format.empty() ? a->output_format : (a->output_dir.empty() ? "" : "all");
     const std::string output_dir = a->output_dir.empty() ? "." : a->output_dir;
     if (!format.empty()) require_writable_directory(output_dir);  // fail before hours of work, not after
+    SubtitleOptions subtitles;
+    if (a->max_line_width > 0) subtitles.max_line_width = a->max_line_width;
+    if (a->max_line_count > 0) subtitles.max_line_count = a->max_line_count;
+    if (a->max_words_per_line > 0) subtitles.max_words_per_line = a->max_words_per_line;
+    subtitles.highlight_words = a->highlight_words;
+    if (!a->word_timestamps && (a->max_line_width || a->max_line_count || a->max_words_per_line || a->highlight_words))
+      throw Error("--max-line-width, --max-line-count, --max-words-per-line and --highlight-words need --word-timestamps");
+    for (const std::string& w : subtitle_option_warnings(subtitles)) std::fprintf(stderr, "auris: warning: %s\n", w.c_str());
+    if (a->word_timestamps && a->task == "translate")
+      std::fprintf(stderr, "auris: warning: word timestamps of a translation may not line up with the speech\n");
+    TranscribeOptions options = to_options(*a);  // validates --clip-timestamps before any work
     const auto model = Model::load(a->model);
     Transcriber transcriber(model);
-    TranscribeOptions options = to_options(*a);
     if (a->verbose)
       options.on_segment = [](const Segment& s) { std::fprintf(stderr, "%s\n", format_segment_line(s).c_str()); };
     int failures = 0;
@@ -140,7 +180,7 @@ Command add_transcribe_command(CLI::App& app) {
         std::fflush(stdout);
         if (!format.empty()) {
           const std::string name = file == "-" ? "stdin" : file;
-          for (const std::string& path : write_transcript(t, name, output_dir, format))
+          for (const std::string& path : write_transcript(t, name, output_dir, format, subtitles))
             std::fprintf(stderr, "auris: wrote %s\n", path.c_str());
         }
       } catch (const Error& e) {
