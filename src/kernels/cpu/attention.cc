@@ -5,24 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/cpu/dot_product.h"
 #include "kernels/cpu/norm_activation.h"
 
 namespace auris {
 
 namespace {
 
-// 16 independent partial sums: the compiler keeps them in one vector register (no reassociation of
-// a single float sum, which it may not do on its own).
-inline float dot_product(const float* a, const float* b, int n) {
-  float partial[16] = {};
-  int c = 0;
-  for (; c + 16 <= n; c += 16)
-    for (int l = 0; l < 16; ++l) partial[l] += a[c + l] * b[c + l];
-  float sum = 0.0f;
-  for (int l = 0; l < 16; ++l) sum += partial[l];
-  for (; c < n; ++c) sum += a[c] * b[c];
-  return sum;
-}
 
 // Few queries (a decode step): dot products and weighted sums straight over the keys. BLAS would
 // first pack the whole K and V panels, which costs more than the arithmetic itself.

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "auris/error.h"
+#include "kernels/cpu/dot_product.h"
 
 namespace auris {
 
@@ -43,17 +44,6 @@ Linear Linear::concat(const std::vector<const Linear*>& parts) {
 
 namespace {
 
-// 16 independent partial sums, kept in one vector register by the compiler.
-inline float dot_product(const float* a, const float* b, int n) {
-  float partial[16] = {};
-  int c = 0;
-  for (; c + 16 <= n; c += 16)
-    for (int l = 0; l < 16; ++l) partial[l] += a[c + l] * b[c + l];
-  float sum = 0.0f;
-  for (int l = 0; l < 16; ++l) sum += partial[l];
-  for (; c < n; ++c) sum += a[c] * b[c];
-  return sum;
-}
 
 // A decode step multiplies a handful of rows (one per beam) by a large weight matrix: the cost is
 // reading the weights, so each weight row is read once and used for every input row while it sits
