@@ -26,7 +26,8 @@ TEST(OutputTimestampFormat, MatchesOpenaiFormatTimestamp) {
 }
 
 TEST(OutputTimestampFormat, RoundMatchesPythonRoundOfMilliseconds) {
-  for (const auto& c : test::read_output_fixture("primitives.json").at("tsv_milliseconds"))
+  const auto fixture = test::read_output_fixture("primitives.json");  // the loop must not outlive it
+  for (const auto& c : fixture.at("tsv_milliseconds"))
     EXPECT_EQ(python_round(1000 * from_hex(c["seconds"])), c["milliseconds"].get<long long>()) << c["seconds"];
 }
 
