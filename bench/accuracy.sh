@@ -38,6 +38,6 @@ for model in "${models[@]}"; do
     ours=$("$auris" wer "$work/$set.ref" "$work/$set.$model.hyp" | awk '{print $2}')
     fixture=$([ "$set" = utterances ] && echo hifitts-utterances.json || echo hifitts-dev-concat.greedy_fallback.json)
     theirs=$(reference_wer "$model" "$fixture")
-    printf "%-8s %-22s %10s %10s %+8.4f\n" "$model" "hifitts $set" "$ours" "$theirs" "$(echo "$ours - $theirs" | bc -l)"
+    printf "%-8s %-22s %10s %10s %+8.4f\n" "$model" "hifitts $set" "$ours" "$theirs" "$(awk -v a="$ours" -v b="$theirs" 'BEGIN { print a - b }')"
   done
 done

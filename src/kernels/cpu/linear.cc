@@ -47,7 +47,8 @@ namespace {
 
 // A decode step multiplies a handful of rows (one per beam) by a large weight matrix: the cost is
 // reading the weights, so each weight row is read once and used for every input row while it sits
-// in L1. OpenBLAS's gemv/gemm take twice as long or more on these shapes (measured).
+// in L1. OpenBLAS's gemv/gemm were slower on these shapes when we timed them; the CPU benchmark
+// (bench/, the speed issue) is where that comparison belongs.
 void few_rows_product(const float* x, int rows, int ldx, const float* weight, int in, int out, const float* bias,
                       float* y, int ldy) {
   for (int o = 0; o < out; ++o) {
