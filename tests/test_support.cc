@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "auris/error.h"
 #include "auris/model.h"
 
 namespace fs = std::filesystem;
@@ -31,6 +32,15 @@ std::string temp_dir() {
   fs::remove_all(p);
   fs::create_directories(p);
   return p.string();
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 }  // namespace auris::test

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 
 namespace auris::test {
@@ -19,6 +20,8 @@ std::string cached_model(const std::string& name);
 std::string fixtures_dir();
 // A fresh empty temporary directory for the calling test.
 std::string temp_dir();
+// The message of the auris::Error that f throws, or "(no error)".
+std::string error_of(const std::function<void()>& f);
 
 }  // namespace auris::test
 

@@ -27,14 +27,7 @@ class TranscriberApi : public ::testing::Test {
 };
 std::shared_ptr<const Model> TranscriberApi::model_;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 TEST_F(TranscriberApi, RefusesBuffersItCannotUse) {
   Transcriber t(model_);

@@ -3,6 +3,8 @@
 // written by tools/reference/make_timing_fixtures.py); and the errors for options it cannot use.
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 #include <cmath>
 #include <functional>
 #include <map>
@@ -79,14 +81,7 @@ INSTANTIATE_TEST_SUITE_P(Jfk, TranscribeParity,
                          ::testing::Values("words", "words_base", "words_punctuation", "clips_carry_prompt",
                                            "clips_prompt", "clips_carry_prompt_conditioned", "clips_words_hallucination"));
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 TEST(TranscribeOptionErrors, ClipTimestampsThatAreNotNumbers) {
   EXPECT_EQ(parse_clip_timestamps(""), std::vector<double>{});

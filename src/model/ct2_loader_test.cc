@@ -79,14 +79,7 @@ TEST(Ct2Loader, AcceptsOlderBinaryVersionsWithTheSameLayout) {
   }
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;
 
 class Ct2BadInput : public ::testing::Test {
  protected:

@@ -16,14 +16,7 @@
 namespace auris {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;
 
 GgmlHeader header_of(const std::string& path) {
   MappedFile file(path);

@@ -17,14 +17,7 @@ namespace fs = std::filesystem;
 namespace auris {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;
 
 TEST(HuggingFaceNames, MapsOpenaiNames) {
   EXPECT_EQ(huggingface_name("encoder.conv1.weight"), "model.encoder.conv1.weight");

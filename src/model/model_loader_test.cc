@@ -14,14 +14,7 @@ namespace fs = std::filesystem;
 namespace auris {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;
 
 TEST(ModelLoader, DetectsEachFormat) {
   const ModelData m = test::synthetic_model();
