@@ -2,7 +2,7 @@
 # Installs the Debian packages auris builds and tests with. Idempotent; needs root (or sudo).
 set -euo pipefail
 packages=(build-essential cmake pkg-config git python3 python3-pip
-  libopenblas-dev libfftw3-dev libavformat-dev libavcodec-dev libswresample-dev libavutil-dev
+  libdnnl-dev libfftw3-dev libavformat-dev libavcodec-dev libswresample-dev libavutil-dev
   ffmpeg nlohmann-json3-dev libcli11-dev libpcre2-dev zlib1g-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libicu-dev)
 missing=()

@@ -43,7 +43,23 @@ const char* format_name(ModelFormat f) {
 
 }  // namespace
 
-std::shared_ptr<const Model> Model::load(const std::string& path_or_name) {
+ComputeType parse_compute_type(const std::string& name) {
+  if (name == "float32") return ComputeType::kFloat32;
+  if (name == "bfloat16") return ComputeType::kBfloat16;
+  if (name == "int8") return ComputeType::kInt8;
+  throw Error("unknown compute type '" + name + "': choose float32, bfloat16 or int8");
+}
+
+std::string compute_type_name(ComputeType type) {
+  switch (type) {
+    case ComputeType::kFloat32: return "float32";
+    case ComputeType::kBfloat16: return "bfloat16";
+    case ComputeType::kInt8: return "int8";
+  }
+  return "unknown";
+}
+
+std::shared_ptr<const Model> Model::load(const std::string& path_or_name, ComputeType compute_type) {
   const std::string path = resolve_model_path(path_or_name);
   const ModelFormat format = detect_model_format(path);
   ModelData data = load_model_data(path);
@@ -57,12 +73,13 @@ std::shared_ptr<const Model> Model::load(const std::string& path_or_name) {
   info.n_audio_state = data.dims.n_audio_state;
   info.n_text_state = data.dims.n_text_state;
   info.multilingual = data.dims.is_multilingual();
+  info.compute_type = compute_type;
   const int num_languages = data.dims.num_languages();
   Tokenizer tokenizer(std::move(data.vocab), num_languages);
   if (tokenizer.n_vocab() != data.dims.n_vocab)
     throw Error("model vocabulary (" + std::to_string(tokenizer.n_vocab()) + " tokens) does not match its embedding (" +
                 std::to_string(data.dims.n_vocab) + " rows): the vocabulary file belongs to another model");
-  auto impl = std::unique_ptr<Impl>(new Impl{std::move(info), build_whisper_model(std::move(data)), std::move(tokenizer)});
+  auto impl = std::unique_ptr<Impl>(new Impl{std::move(info), build_whisper_model(std::move(data), compute_type), std::move(tokenizer)});
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }
 

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "api/model_impl.h"
@@ -25,7 +26,9 @@ struct Transcriber::State {
 
   // Encodes a [n_mels x 3000] window and computes its cross-attention K/V, once per window.
   void set_window(const LogMel& window) {
+    const auto start = std::chrono::steady_clock::now();
     encoder.forward(window, encoder_out);
+    encoder_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     inference.set_window(encoder_out.data());
     ++encoder_windows;
   }
@@ -35,6 +38,7 @@ struct Transcriber::State {
   WindowInference inference;
   std::vector<float> encoder_out;
   long long encoder_windows = 0;
+  double encoder_seconds = 0;
 };
 
 namespace {
@@ -90,7 +94,19 @@ EngineCounters Transcriber::counters() const {
     c.cross_query_rows += b.cross_query.rows_multiplied();
     c.self_qkv_rows += b.qkv.rows_multiplied();
   }
+  c.encoder_seconds = state_->encoder_seconds;
+  const WindowInference::StageTimes& t = state_->inference.stage_times();
+  c.cross_kv_seconds = t.cross_kv_seconds;
+  c.prefills = t.prefills;
+  c.prefill_seconds = t.prefill_seconds;
+  c.decode_steps = t.steps;
+  c.decode_rows = t.step_rows;
+  c.decode_seconds = t.step_seconds;
   return c;
+}
+
+void Transcriber::set_ablations(const EngineAblations& ablations) {
+  state_->inference.set_ablations(ablations.recompute_cross_kv_each_step, ablations.attend_full_self_cache);
 }
 
 DecodingResult Transcriber::decode(std::span<const float> samples, int sample_rate, const DecodingOptions& options) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu/simd.h"
+
 namespace auris {
 
 namespace {
@@ -12,6 +14,19 @@ float max_of(std::span<const float> values) {
   float m = -std::numeric_limits<float>::infinity();
   for (float v : values) m = std::max(m, v);
   return m;
+}
+
+// sum(exp(x - shift)) over the span, the exponentials in float (as torch computes them), the sum in
+// double. Suppressed logits (-inf) add 0.
+double sum_exp_shifted(std::span<const float> values, float shift) {
+  constexpr int L = simd::kLanes;
+  const simd::Vec vshift = simd::set1(shift);
+  double sums[4] = {0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + L <= values.size(); i += L) simd::accumulate_double(sums, simd::exp(simd::sub(simd::load(&values[i]), vshift)));
+  double sum = sums[0] + sums[1] + sums[2] + sums[3];
+  for (; i < values.size(); ++i) sum += std::exp(values[i] - shift);
+  return sum;
 }
 
 }  // namespace
@@ -26,9 +41,7 @@ double log_sum_exp(std::span<const float> values) {
 
 void log_softmax(std::span<const float> logits, std::span<float> out) {
   const float m = max_of(logits);
-  double sum = 0.0;
-  for (float v : logits) sum += std::exp(static_cast<double>(v - m));
-  const float log_sum = static_cast<float>(std::log(sum));
+  const float log_sum = static_cast<float>(std::log(sum_exp_shifted(logits, m)));
   for (size_t i = 0; i < logits.size(); ++i) out[i] = (logits[i] - m) - log_sum;
 }
 

@@ -1,6 +1,6 @@
 #include "whisper/decoder.h"
 
-#include <cblas.h>
+#include <dnnl.h>
 
 #include <cmath>
 #include <cstring>
@@ -23,10 +23,10 @@ void Decoder::embed(const int* tokens, int n, Mode mode, int position) {
                   std::to_string(d.n_vocab - 1) + ")");
     if (pos >= d.n_text_ctx)
       throw Error("decoder context is full: Whisper decodes at most " + std::to_string(d.n_text_ctx) + " tokens");
-    const float* e = model_.token_embedding.weight() + static_cast<size_t>(tokens[i]) * width;
     const float* p = model_.text_positions.data() + static_cast<size_t>(pos) * width;
     float* xi = x_.data() + static_cast<size_t>(i) * width;
-    for (int c = 0; c < width; ++c) xi[c] = e[c] + p[c];
+    model_.token_embedding.weight_row(tokens[i], xi);
+    for (int c = 0; c < width; ++c) xi[c] += p[c];
   }
 }
 
@@ -58,9 +58,12 @@ void Decoder::layer(int index, int n, Mode mode, const CrossKVCache& cross, Self
                d_head, /*causal_offset=*/start},
               attended_.data(), width, scratch_);
   } else {
+    // Only the filled prefix [0, start] is read, unless the ablation reads the whole capacity with a
+    // causal mask (the scores past the prefix are computed, then masked away).
+    const int n_kv = attend_full_self_cache_ ? self.capacity() : start + 1;
     for (int r = 0; r < n; ++r) {
       attention({qkv_.data() + static_cast<size_t>(r) * 3 * width, 3 * width, 1, self.keys(index, r), width,
-                 self.values(index, r), width, start + 1, n_head, d_head},
+                 self.values(index, r), width, n_kv, n_head, d_head, /*causal_offset=*/start},
                 attended_.data() + static_cast<size_t>(r) * width, width, scratch_);
     }
   }
@@ -71,15 +74,15 @@ void Decoder::layer(int index, int n, Mode mode, const CrossKVCache& cross, Self
   layer_norm(x_.data(), n, width, blk.cross_ln.gamma.data(), blk.cross_ln.beta.data(), normed_.data());
   blk.cross_query.forward(normed_.data(), n, projected_.data());
   if (capture_heads_) capture_cross_scores(index, n, cross);
-  attention({projected_.data(), width, n, cross.keys(index), cross.row_stride(), cross.values(index),
-             cross.row_stride(), cross.n_ctx(), n_head, d_head},
+  attention({projected_.data(), width, n, cross.keys(index), cross.keys_row_stride(), cross.values(index),
+             cross.values_row_stride(), cross.n_ctx(), n_head, d_head, /*causal_offset=*/-1, cross.head_stride(),
+             cross.head_stride(), /*keys_transposed=*/true},
             attended_.data(), width, scratch_);
   blk.cross_out.forward(attended_.data(), n, projected_.data());
   add_inplace(x_.data(), projected_.data(), size);
 
   layer_norm(x_.data(), n, width, blk.mlp_ln.gamma.data(), blk.mlp_ln.beta.data(), normed_.data());
-  blk.mlp_in.forward(normed_.data(), n, hidden_.data());
-  gelu_inplace(hidden_.data(), size * 4);
+  blk.mlp_in.forward_gelu(normed_.data(), n, hidden_.data());
   blk.mlp_out.forward(hidden_.data(), n, projected_.data());
   add_inplace(x_.data(), projected_.data(), size);
 }
@@ -93,8 +96,8 @@ void Decoder::capture_cross_scores(int layer, int n, const CrossKVCache& cross) 
     const auto [head_layer, head] = (*capture_heads_)[i];
     if (head_layer != layer) continue;
     float* out = capture_out_->data() + i * static_cast<size_t>(n) * n_ctx;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n_ctx, d_head, scale, projected_.data() + head * d_head,
-                width, cross.keys(layer) + head * d_head, cross.row_stride(), 0.0f, out, n_ctx);
+    dnnl_sgemm('N', 'N', n, n_ctx, d_head, scale, projected_.data() + head * d_head, width,
+               cross.keys(layer) + head * cross.head_stride(), cross.keys_row_stride(), 0.0f, out, n_ctx);
   }
 }
 

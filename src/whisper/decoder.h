@@ -27,6 +27,9 @@ class Decoder {
   // tokens[r] is row r's next token, at position self.length(); logits: [rows x n_vocab].
   void step(const std::vector<int>& tokens, const CrossKVCache& cross, SelfKVCache& self, std::vector<float>& logits);
 
+  // Ablation: steps attend over the cache's whole capacity, masking the unfilled positions.
+  void set_attend_full_self_cache(bool on) { attend_full_self_cache_ = on; }
+
  private:
   enum class Mode { kPrefill, kStep };
   void embed(const int* tokens, int n, Mode mode, int position);
@@ -35,6 +38,7 @@ class Decoder {
   void project_logits(const std::vector<int>& rows, std::vector<float>& logits);
 
   const WhisperModel& model_;
+  bool attend_full_self_cache_ = false;
   // Set only during prefill_capturing_cross_attention.
   const std::vector<std::pair<int, int>>* capture_heads_ = nullptr;
   std::vector<float>* capture_out_ = nullptr;

@@ -39,15 +39,13 @@ void Encoder::forward(const LogMel& window, std::vector<float>& out) {
   columns_.resize(static_cast<size_t>(n_frames) * d.n_mels * 3);
   im2col_k3(window.data.data(), d.n_mels, n_frames, n_frames, 1, 1, n_frames, columns_.data());
   conv_out_.resize(static_cast<size_t>(n_frames) * width);
-  model_.conv1.forward(columns_.data(), n_frames, conv_out_.data());
-  gelu_inplace(conv_out_.data(), static_cast<long>(conv_out_.size()));
+  model_.conv1.forward_gelu(columns_.data(), n_frames, conv_out_.data());
 
   // conv2 (stride 2): [3000 x d] -> [1500 x d]
   columns_.resize(static_cast<size_t>(n_ctx) * width * 3);
   im2col_k3(conv_out_.data(), width, n_frames, 1, width, 2, n_ctx, columns_.data());
   out.resize(static_cast<size_t>(n_ctx) * width);
-  model_.conv2.forward(columns_.data(), n_ctx, out.data());
-  gelu_inplace(out.data(), static_cast<long>(out.size()));
+  model_.conv2.forward_gelu(columns_.data(), n_ctx, out.data());
   add_inplace(out.data(), model_.audio_positions.data(), static_cast<long>(out.size()));
 
   for (const EncoderBlock& blk : model_.encoder_blocks) block(blk, out.data());
@@ -74,8 +72,7 @@ void Encoder::block(const EncoderBlock& blk, float* x) {
   add_inplace(x, normed_.data(), size);
 
   layer_norm(x, n_ctx, width, blk.mlp_ln.gamma.data(), blk.mlp_ln.beta.data(), normed_.data());
-  blk.mlp_in.forward(normed_.data(), n_ctx, hidden_.data());
-  gelu_inplace(hidden_.data(), size * 4);
+  blk.mlp_in.forward_gelu(normed_.data(), n_ctx, hidden_.data());
   blk.mlp_out.forward(hidden_.data(), n_ctx, normed_.data());
   add_inplace(x, normed_.data(), size);
 }

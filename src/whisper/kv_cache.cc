@@ -9,9 +9,29 @@ namespace auris {
 void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) {
   n_ctx_ = model.dims.n_audio_ctx;
   width_ = model.dims.n_text_state;
-  row_stride_ = model.cross_kv_all_layers.out_features();
-  data_.resize(static_cast<size_t>(n_ctx_) * row_stride_);
-  model.cross_kv_all_layers.forward(encoder_out, n_ctx_, data_.data());
+  const int n_head = model.dims.n_text_head;
+  d_head_ = width_ / n_head;
+  const int projected_width = model.cross_kv_all_layers.out_features();
+  projected_.resize(static_cast<size_t>(n_ctx_) * projected_width);
+  model.cross_kv_all_layers.forward(encoder_out, n_ctx_, projected_.data());
+  // Regroup [row][layer][K|V][head][d] as [layer][K|V][head]: keys transposed to [d][row], values
+  // [row][d].
+  data_.resize(projected_.size());
+  const int blocks = projected_width / d_head_;  // layers * 2 * heads
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < blocks; ++b) {
+    float* dst = data_.data() + static_cast<size_t>(b) * n_ctx_ * d_head_;
+    const float* src = projected_.data() + static_cast<size_t>(b) * d_head_;
+    const bool is_key = (b / n_head) % 2 == 0;
+    for (int t = 0; t < n_ctx_; ++t) {
+      const float* row = src + static_cast<size_t>(t) * projected_width;
+      if (is_key) {
+        for (int c = 0; c < d_head_; ++c) dst[static_cast<size_t>(c) * n_ctx_ + t] = row[c];
+      } else {
+        std::memcpy(dst + static_cast<size_t>(t) * d_head_, row, d_head_ * sizeof(float));
+      }
+    }
+  }
 }
 
 SelfKVCache::SelfKVCache(int n_layers, int max_rows, int n_ctx, int width)

@@ -16,15 +16,22 @@ class CrossKVCache {
  public:
   // encoder_out: [n_audio_ctx x n_audio_state].
   void compute(const WhisperModel& model, const float* encoder_out);
-  const float* keys(int layer) const { return data_.data() + static_cast<size_t>(layer) * 2 * width_; }
-  const float* values(int layer) const { return keys(layer) + width_; }
-  int row_stride() const { return row_stride_; }
+  // Head-major, so a decode step streams each head's keys and values in order. Keys are transposed:
+  // head h of layer l is [d_head x n_ctx] at keys(l) + h*head_stride(), key t in column t, so that
+  // scores for a few queries are vector FMAs along t with no horizontal sums. Values are
+  // [n_ctx x d_head] at values(l) + h*head_stride().
+  const float* keys(int layer) const { return data_.data() + static_cast<size_t>(layer) * 2 * n_ctx_ * width_; }
+  const float* values(int layer) const { return keys(layer) + static_cast<size_t>(n_ctx_) * width_; }
+  int keys_row_stride() const { return n_ctx_; }
+  int values_row_stride() const { return d_head_; }
+  long head_stride() const { return static_cast<long>(n_ctx_) * d_head_; }
   int n_ctx() const { return n_ctx_; }
 
  private:
-  std::vector<float> data_;  // [n_audio_ctx x layers*2*width]
+  std::vector<float> projected_;  // the GEMM's output: [n_ctx x layers*2*width]
+  std::vector<float> data_;       // [layers][K, V][heads][d_head x n_ctx | n_ctx x d_head]
   int width_ = 0;
-  int row_stride_ = 0;
+  int d_head_ = 0;
   int n_ctx_ = 0;
 };
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "auris/error.h"
+#include "kernels/cpu/packed_gemm.h"
 
 namespace auris {
 namespace {
@@ -43,9 +44,37 @@ class Builder {
   WeightMap& w_;
 };
 
+// The decode step streams the decoder's weights for a few rows: they are stored in the fewest bytes
+// the compute type allows. float32 keeps fp32 arithmetic and stores fp16 where that is exact (every
+// weight of an fp16 checkpoint): half the bytes, the same products.
+WeightFormat streamed_format(const Linear& layer, ComputeType type) {
+  switch (type) {
+    case ComputeType::kInt8: return WeightFormat::kInt8Rows;
+    case ComputeType::kBfloat16: return WeightFormat::kBfloat16Rows;
+    case ComputeType::kFloat32: break;
+  }
+  return layer.exact_in_fp16() ? WeightFormat::kFloat16Rows : WeightFormat::kFloat32;
+}
+
+// Products over 1500-3000 rows (the encoder, the window's cross K/V) go to oneDNN's packed GEMM: in
+// bf16 for the reduced compute types where the CPU has bf16 instructions, else fp32.
+void convert_weights(WhisperModel& m, ComputeType type) {
+  const bool bf16_gemm = type != ComputeType::kFloat32 && PackedGemm::supported(GemmPrecision::kBfloat16);
+  const WeightFormat packed = bf16_gemm ? WeightFormat::kPackedBfloat16 : WeightFormat::kPackedFloat32;
+  std::vector<Linear*> many_rows = {&m.conv1, &m.conv2, &m.cross_kv_all_layers};
+  for (EncoderBlock& blk : m.encoder_blocks)
+    for (Linear* l : {&blk.qkv, &blk.attn_out, &blk.mlp_in, &blk.mlp_out}) many_rows.push_back(l);
+  for (Linear* l : many_rows) l->convert(packed);
+  std::vector<Linear*> few_rows = {&m.token_embedding};
+  for (DecoderBlock& blk : m.decoder_blocks)
+    for (Linear* l : {&blk.qkv, &blk.attn_out, &blk.cross_query, &blk.cross_out, &blk.mlp_in, &blk.mlp_out})
+      few_rows.push_back(l);
+  for (Linear* l : few_rows) l->convert(streamed_format(*l, type));
+}
+
 }  // namespace
 
-WhisperModel build_whisper_model(ModelData&& data) {
+WhisperModel build_whisper_model(ModelData&& data, ComputeType compute_type) {
   WhisperModel m;
   m.dims = data.dims;
   const ModelDims& d = m.dims;
@@ -96,6 +125,7 @@ WhisperModel build_whisper_model(ModelData&& data) {
   }
   m.cross_kv_all_layers = Linear::concat(kv_parts);
   m.decoder_ln = b.layer_norm("decoder.ln", dt);
+  convert_weights(m, compute_type);
   return m;
 }
 

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "auris/model.h"
 #include "kernels/cpu/linear.h"
 #include "model/model_data.h"
 
@@ -54,7 +55,9 @@ struct WhisperModel {
   LayerNormWeights decoder_ln;
 };
 
-// Consumes the loader's canonical weights (moved, not copied). Throws auris::Error on shape errors.
-WhisperModel build_whisper_model(ModelData&& data);
+// Consumes the loader's canonical weights (moved, not copied) and converts them to the compute
+// type: the encoder's and the cross K/V projection's weights packed for the many-row GEMM, the
+// decoder's for the decode step's weight streaming. Throws auris::Error on shape errors.
+WhisperModel build_whisper_model(ModelData&& data, ComputeType compute_type = ComputeType::kFloat32);
 
 }  // namespace auris

@@ -1,5 +1,6 @@
 #include "whisper/window_inference.h"
 
+#include <chrono>
 #include <cstring>
 
 #include "auris/error.h"
@@ -8,10 +9,28 @@ namespace auris {
 
 WindowInference::WindowInference(const WhisperModel& model) : model_(model), decoder_(model) {}
 
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
 void WindowInference::set_window(const float* encoder_out) {
-  cross_.compute(model_, encoder_out);
+  encoder_out_ = encoder_out;
+  compute_cross_kv();
   has_window_ = true;
   reset();
+}
+
+void WindowInference::compute_cross_kv() {
+  const auto start = std::chrono::steady_clock::now();
+  cross_.compute(model_, encoder_out_);
+  times_.cross_kv_seconds += seconds_since(start);
+}
+
+void WindowInference::set_ablations(bool recompute_cross_kv_each_step, bool attend_full_self_cache) {
+  recompute_cross_kv_each_step_ = recompute_cross_kv_each_step;
+  decoder_.set_attend_full_self_cache(attend_full_self_cache);
 }
 
 void WindowInference::ensure_rows(int rows) {
@@ -40,7 +59,10 @@ void WindowInference::logits(const std::vector<std::vector<int>>& tokens, std::v
     const bool extra = extra_position >= 0 && extra_logits_out != nullptr;
     std::vector<int> positions = {n - 1};
     if (extra) positions.push_back(extra_position);
+    const auto start = std::chrono::steady_clock::now();
     decoder_.prefill(tokens[0], cross_, *self_, positions, prefill_logits_);
+    times_.prefill_seconds += seconds_since(start);
+    ++times_.prefills;
     self_->broadcast_row0(rows);
     auto replicate = [&](const float* row, std::vector<float>& out) {
       out.resize(static_cast<size_t>(rows) * n_vocab);
@@ -58,7 +80,12 @@ void WindowInference::logits(const std::vector<std::vector<int>>& tokens, std::v
       throw Error("each decode step must add exactly one token per sequence");
     next[r] = tokens[r].back();
   }
+  const auto start = std::chrono::steady_clock::now();
+  if (recompute_cross_kv_each_step_) compute_cross_kv();
   decoder_.step(next, cross_, *self_, logits_out);
+  times_.step_seconds += seconds_since(start);
+  ++times_.steps;
+  times_.step_rows += rows;
 }
 
 void WindowInference::alignment_pass(const std::vector<int>& tokens, const std::vector<int>& logit_positions,

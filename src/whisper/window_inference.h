@@ -33,16 +33,32 @@ class WindowInference : public Inference {
                       std::vector<float>& cross_scores);
 
   const CrossKVCache& cross_cache() const { return cross_; }
+
+  // Wall time of the decoder's passes, for the benchmark's per-stage figures.
+  struct StageTimes {
+    double cross_kv_seconds = 0;
+    long long prefills = 0;
+    double prefill_seconds = 0;
+    long long steps = 0;
+    long long step_rows = 0;
+    double step_seconds = 0;
+  };
+  const StageTimes& stage_times() const { return times_; }
+  void set_ablations(bool recompute_cross_kv_each_step, bool attend_full_self_cache);
   int cached_length() const { return self_ ? self_->length() : 0; }
 
  private:
   void ensure_rows(int rows);
+  void compute_cross_kv();
 
   const WhisperModel& model_;
   Decoder decoder_;
   CrossKVCache cross_;
   std::unique_ptr<SelfKVCache> self_;  // allocated once for the largest row count seen
   bool has_window_ = false;
+  const float* encoder_out_ = nullptr;  // the window's; read again only by the recompute ablation
+  bool recompute_cross_kv_each_step_ = false;
+  StageTimes times_;
   std::vector<float> prefill_logits_;
 };
 

@@ -12,6 +12,7 @@
 #include "auris/transcribe.h"
 #include "commands.h"
 #include "progress_bar.h"
+#include "engine_timings.h"
 #include "transcript_format.h"
 
 namespace auris::cli {
@@ -48,6 +49,9 @@ struct TranscribeArgs {
   double hallucination_silence_threshold = -1;
   int max_line_width = 0, max_line_count = 0, max_words_per_line = 0;
   bool highlight_words = false;
+  std::string compute_type = "float32";
+  bool print_timings = false;
+  EngineAblations ablations;
 };
 
 TranscribeOptions to_options(const TranscribeArgs& a) {
@@ -145,6 +149,19 @@ Command add_transcribe_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--highlight-words", a->highlight_words, "Subtitles: underline each word as it is spoken (needs --word-timestamps)");
 
+  cmd->add_option("--compute-type", a->compute_type,
+                  "Arithmetic: float32 (tokens equal openai/whisper's), bfloat16, or int8 (int8 decoder, bfloat16 encoder)")
+      ->check(CLI::IsMember({"float32", "bfloat16", "int8"}))
+      ->capture_default_str();
+  cmd->add_flag("--print-timings", a->print_timings, "Print the engine's per-stage timings as JSON on stderr")
+      ->group("Benchmarking");
+  cmd->add_flag("--recompute-cross-kv", a->ablations.recompute_cross_kv_each_step,
+                "Ablation: recompute cross-attention K/V at every decode step (slower, same output)")
+      ->group("Benchmarking");
+  cmd->add_flag("--attend-full-cache", a->ablations.attend_full_self_cache,
+                "Ablation: attend over the whole static self-attention cache, masked (slower, same output)")
+      ->group("Benchmarking");
+
   return {cmd, [a]() {
     set_cpu_threads(a->threads);
     const std::string format = !a->output_format.empty() ? a->output_format : (a->output_dir.empty() ? "" : "all");
@@ -161,8 +178,9 @@ Command add_transcribe_command(CLI::App& app) {
     if (a->word_timestamps && a->task == "translate")
       std::fprintf(stderr, "auris: warning: word timestamps of a translation may not line up with the speech\n");
     TranscribeOptions options = to_options(*a);  // validates --clip-timestamps before any work
-    const auto model = Model::load(a->model);
+    const auto model = Model::load(a->model, parse_compute_type(a->compute_type));
     Transcriber transcriber(model);
+    transcriber.set_ablations(a->ablations);
     if (a->verbose)
       options.on_segment = [](const Segment& s) { std::fprintf(stderr, "%s\n", format_segment_line(s).c_str()); };
     int failures = 0;
@@ -188,6 +206,7 @@ Command add_transcribe_command(CLI::App& app) {
         std::fprintf(stderr, "auris: error: %s\n", e.what());
       }
     }
+    if (a->print_timings) std::fprintf(stderr, "auris: timings %s\n", engine_timings_json(transcriber.counters(), model->info()).c_str());
     return failures == 0 ? 0 : 1;
   }};
 }

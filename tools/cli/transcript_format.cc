@@ -1,6 +1,6 @@
 #include "transcript_format.h"
 
-#include <cblas.h>
+#include <omp.h>
 
 #include <unistd.h>
 
@@ -50,7 +50,8 @@ void require_writable_directory(const std::string& dir) {
 }
 
 void set_cpu_threads(int threads) {
-  if (threads > 0) openblas_set_num_threads(threads);
+  if (threads <= 0) return;
+  omp_set_num_threads(threads);  // our kernels and oneDNN share this OpenMP pool
 }
 
 }  // namespace auris::cli

@@ -1,77 +1,190 @@
 #include "kernels/cpu/attention.h"
 
-#include <cblas.h>
+#include <dnnl.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/cpu/dot_product.h"
 #include "kernels/cpu/norm_activation.h"
+#include "kernels/cpu/simd.h"
 
 namespace auris {
 
 namespace {
 
+constexpr int L = simd::kLanes;
+// Queries per unit of work in the many-query path: a chunk's scores (chunk x n_kv floats; 384 KiB
+// for the encoder's 1500 keys) stay in L2 between the two products and the softmax.
+constexpr int kQueryChunk = 64;
 
-// Few queries (a decode step): dot products and weighted sums straight over the keys. BLAS would
-// first pack the whole K and V panels, which costs more than the arithmetic itself.
-void attention_few_queries(const AttentionInput& in, float* out, int ldo, std::vector<float>& scratch) {
-  const size_t score_size = static_cast<size_t>(in.n_q) * in.n_kv;
-  if (scratch.size() < score_size) scratch.resize(score_size);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(in.d_head));
-  const int d = in.d_head;
-  auto visible_keys = [&](int i) {
-    return in.causal_offset >= 0 ? std::min(in.n_kv, i + in.causal_offset + 1) : in.n_kv;
-  };
-  for (int h = 0; h < in.n_head; ++h) {
-    // Keys and values are the large operands: each is read once per head and used by every query.
-    for (int j = 0; j < in.n_kv; ++j) {
-      const float* k = in.k + static_cast<size_t>(j) * in.ldk + h * d;
-      for (int i = 0; i < in.n_q; ++i)
-        scratch[static_cast<size_t>(i) * in.n_kv + j] = dot_product(in.q + static_cast<size_t>(i) * in.ldq + h * d, k, d) * scale;
-    }
-    for (int i = 0; i < in.n_q; ++i) {
-      float* p = scratch.data() + static_cast<size_t>(i) * in.n_kv;
-      const int visible = visible_keys(i);
-      for (int j = visible; j < in.n_kv; ++j) p[j] = 0.0f;
-      softmax_inplace(p, visible);
-      float* o = out + static_cast<size_t>(i) * ldo + h * d;
-      for (int c = 0; c < d; ++c) o[c] = 0.0f;
-    }
-    for (int j = 0; j < in.n_kv; ++j) {
-      const float* v = in.v + static_cast<size_t>(j) * in.ldv + h * d;
-      for (int i = 0; i < in.n_q; ++i) {
-        const float w = scratch[static_cast<size_t>(i) * in.n_kv + j];
-        float* o = out + static_cast<size_t>(i) * ldo + h * d;
-        for (int c = 0; c < d; ++c) o[c] += w * v[c];
+// One head's operands.
+struct HeadView {
+  const float* q;
+  const float* k;
+  const float* v;
+  float* out;
+};
+
+HeadView head_view(const AttentionInput& in, int h, float* out) {
+  const long k_stride = in.k_head_stride ? in.k_head_stride : in.d_head;
+  const long v_stride = in.v_head_stride ? in.v_head_stride : in.d_head;
+  return {in.q + h * in.d_head, in.k + h * k_stride, in.v + h * v_stride, out + h * in.d_head};
+}
+
+int visible_keys(const AttentionInput& in, int i) {
+  return in.causal_offset >= 0 ? std::min(in.n_kv, i + in.causal_offset + 1) : in.n_kv;
+}
+
+float dot(const float* a, const float* b, int n) {
+  simd::Vec acc0 = simd::zero(), acc1 = simd::zero();
+  int c = 0;
+  for (; c + 2 * L <= n; c += 2 * L) {
+    acc0 = simd::fmadd(simd::load(a + c), simd::load(b + c), acc0);
+    acc1 = simd::fmadd(simd::load(a + c + L), simd::load(b + c + L), acc1);
+  }
+  for (; c + L <= n; c += L) acc0 = simd::fmadd(simd::load(a + c), simd::load(b + c), acc0);
+  float sum = simd::reduce_add(simd::add(acc0, acc1));
+  for (; c < n; ++c) sum += a[c] * b[c];
+  return sum;
+}
+
+// scores[i][j] = scale * <q_i, key j> for N queries over keys transposed (key j is column j of kt,
+// row stride ldk): each load of 8 keys' components feeds N FMAs, and no horizontal sums.
+template <int N>
+void scores_over_transposed_keys(const float* q, int ldq, const float* kt, int ldk, int d, int n_kv, float scale,
+                                 float* scores, int lds) {
+  constexpr int J = N <= 4 ? 2 : 1;  // vectors of keys per pass: as many accumulators as registers allow
+  int j = 0;
+  for (; j + J * L <= n_kv; j += J * L) {
+    simd::Vec acc[N][J];
+    for (int i = 0; i < N; ++i)
+      for (int u = 0; u < J; ++u) acc[i][u] = simd::zero();
+    for (int c = 0; c < d; ++c) {
+      const float* krow = kt + static_cast<size_t>(c) * ldk + j;
+      simd::Vec k[J];
+      for (int u = 0; u < J; ++u) k[u] = simd::load(krow + u * L);
+      for (int i = 0; i < N; ++i) {
+        const simd::Vec qi = simd::set1(q[static_cast<size_t>(i) * ldq + c]);
+        for (int u = 0; u < J; ++u) acc[i][u] = simd::fmadd(qi, k[u], acc[i][u]);
       }
     }
+    for (int i = 0; i < N; ++i)
+      for (int u = 0; u < J; ++u) simd::store(scores + static_cast<size_t>(i) * lds + j + u * L, simd::mul(acc[i][u], simd::set1(scale)));
   }
+  for (; j < n_kv; ++j)
+    for (int i = 0; i < N; ++i) {
+      float sum = 0.0f;
+      for (int c = 0; c < d; ++c) sum += q[static_cast<size_t>(i) * ldq + c] * kt[static_cast<size_t>(c) * ldk + j];
+      scores[static_cast<size_t>(i) * lds + j] = sum * scale;
+    }
+}
+
+void scores_over_transposed_keys(int n, const float* q, int ldq, const float* kt, int ldk, int d, int n_kv,
+                                 float scale, float* scores, int lds) {
+  switch (n) {
+    case 1: return scores_over_transposed_keys<1>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
+    case 2: return scores_over_transposed_keys<2>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
+    case 3: return scores_over_transposed_keys<3>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
+    case 4: return scores_over_transposed_keys<4>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
+    case 5: return scores_over_transposed_keys<5>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
+    case 6: return scores_over_transposed_keys<6>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
+    case 7: return scores_over_transposed_keys<7>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
+    default: return scores_over_transposed_keys<8>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
+  }
+}
+
+// out[c0, c0 + U*L) = sum_j p[j] * v_j[c0, ...): U accumulators in registers over all n keys.
+template <int U>
+void weighted_values_block(const float* p, int n, const float* v, int ldv, int c0, float* out) {
+  simd::Vec acc[U];
+  for (int u = 0; u < U; ++u) acc[u] = simd::zero();
+  for (int j = 0; j < n; ++j) {
+    const simd::Vec w = simd::set1(p[j]);
+    const float* row = v + static_cast<size_t>(j) * ldv + c0;
+    for (int u = 0; u < U; ++u) acc[u] = simd::fmadd(w, simd::load(row + u * L), acc[u]);
+  }
+  for (int u = 0; u < U; ++u) simd::store(out + c0 + u * L, acc[u]);
+}
+
+// out[d] = sum_j p[j] * v_j over n value rows (row stride ldv).
+void weighted_values(const float* p, int n, const float* v, int ldv, int d, float* out) {
+  int c0 = 0;
+  for (; c0 + 8 * L <= d; c0 += 8 * L) weighted_values_block<8>(p, n, v, ldv, c0, out);
+  for (; c0 + L <= d; c0 += L) weighted_values_block<1>(p, n, v, ldv, c0, out);
+  for (; c0 < d; ++c0) {
+    float sum = 0.0f;
+    for (int j = 0; j < n; ++j) sum += p[j] * v[static_cast<size_t>(j) * ldv + c0];
+    out[c0] = sum;
+  }
+}
+
+// Queries [q0, q1) of one head against its visible keys, scores in `scores` ([q1-q0] x n_kv).
+// Few queries (a decode step): scores and weighted sums straight over all n_kv keys given, each key
+// and value read once for every query; masked keys get weight 0. BLAS would first pack whole K and V
+// panels, which costs more than the arithmetic itself.
+void few_queries(const AttentionInput& in, const HeadView& hv, int ldo, int q0, int q1, float* scores) {
+  const float scale = 1.0f / std::sqrt(static_cast<float>(in.d_head));
+  const int d = in.d_head, n = q1 - q0, n_kv = in.n_kv;
+  const float* q = hv.q + static_cast<size_t>(q0) * in.ldq;
+  if (in.keys_transposed) {
+    scores_over_transposed_keys(n, q, in.ldq, hv.k, in.ldk, d, n_kv, scale, scores, n_kv);
+  } else {
+    for (int j = 0; j < n_kv; ++j) {
+      const float* k = hv.k + static_cast<size_t>(j) * in.ldk;
+      for (int i = 0; i < n; ++i) scores[static_cast<size_t>(i) * n_kv + j] = dot(q + static_cast<size_t>(i) * in.ldq, k, d) * scale;
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    float* p = scores + static_cast<size_t>(i) * n_kv;
+    const int visible = visible_keys(in, q0 + i);
+    for (int j = visible; j < n_kv; ++j) p[j] = 0.0f;
+    softmax_inplace(p, visible);
+    weighted_values(p, n_kv, hv.v, in.ldv, d, hv.out + static_cast<size_t>(q0 + i) * ldo);
+  }
+}
+
+// Many queries (encoder, prefill): two GEMMs around a row softmax. Causal rows only read the keys
+// the chunk's last query sees.
+void many_queries(const AttentionInput& in, const HeadView& hv, int ldo, int q0, int q1, float* scores) {
+  const float scale = 1.0f / std::sqrt(static_cast<float>(in.d_head));
+  const int n = q1 - q0;
+  const int n_kv = visible_keys(in, q1 - 1);
+  dnnl_sgemm('N', in.keys_transposed ? 'N' : 'T', n, n_kv, in.d_head, scale, hv.q + static_cast<size_t>(q0) * in.ldq,
+             in.ldq, hv.k, in.ldk, 0.0f, scores, n_kv);
+  for (int i = 0; i < n; ++i) {
+    float* row = scores + static_cast<size_t>(i) * n_kv;
+    const int visible = visible_keys(in, q0 + i);
+    for (int j = visible; j < n_kv; ++j) row[j] = 0.0f;
+    softmax_inplace(row, visible);
+  }
+  dnnl_sgemm('N', 'N', n, in.d_head, n_kv, 1.0f, scores, n_kv, hv.v, in.ldv, 0.0f,
+             hv.out + static_cast<size_t>(q0) * ldo, ldo);
 }
 
 }  // namespace
 
 void attention(const AttentionInput& in, float* out, int ldo, std::vector<float>& scratch) {
-  if (in.n_q <= 8) return attention_few_queries(in, out, ldo, scratch);
-  const size_t score_size = static_cast<size_t>(in.n_q) * in.n_kv;
-  if (scratch.size() < score_size) scratch.resize(score_size);
-  float* scores = scratch.data();
-  const float scale = 1.0f / std::sqrt(static_cast<float>(in.d_head));
-  for (int h = 0; h < in.n_head; ++h) {
-    const int off = h * in.d_head;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, in.n_q, in.n_kv, in.d_head, scale, in.q + off, in.ldq,
-                in.k + off, in.ldk, 0.0f, scores, in.n_kv);
-    for (int i = 0; i < in.n_q; ++i) {
-      float* row = scores + static_cast<size_t>(i) * in.n_kv;
-      int visible = in.n_kv;
-      if (in.causal_offset >= 0) {
-        visible = std::min(in.n_kv, i + in.causal_offset + 1);
-        for (int j = visible; j < in.n_kv; ++j) row[j] = 0.0f;
-      }
-      softmax_inplace(row, visible);
-    }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, in.n_q, in.d_head, in.n_kv, 1.0f, scores, in.n_kv,
-                in.v + off, in.ldv, 0.0f, out + off, ldo);
+  if (in.n_q <= 0) return;
+  const bool few = in.n_q <= 8;
+  const int chunk = few ? in.n_q : kQueryChunk;
+  const int chunks = (in.n_q + chunk - 1) / chunk;
+  const int units = in.n_head * chunks;
+  // Parallel pays only when each unit has real work (not a short prefix of a decode step).
+  const bool parallel = static_cast<long>(chunk) * in.n_kv * in.d_head >= 16384 && units > 1;
+  const int threads = parallel ? std::min(omp_get_max_threads(), units) : 1;
+  const size_t score_size = static_cast<size_t>(chunk) * in.n_kv;
+  if (scratch.size() < score_size * threads) scratch.resize(score_size * threads);
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+  for (int u = 0; u < units; ++u) {
+    const int h = u / chunks;
+    const int q0 = (u % chunks) * chunk, q1 = std::min(in.n_q, q0 + chunk);
+    float* scores = scratch.data() + score_size * omp_get_thread_num();
+    const HeadView hv = head_view(in, h, out);
+    if (few)
+      few_queries(in, hv, ldo, q0, q1, scores);
+    else
+      many_queries(in, hv, ldo, q0, q1, scores);
   }
 }
 

@@ -1,6 +1,9 @@
-// Scaled dot-product attention over n_head heads laid out side by side in each row
-// ([rows x n_head*d_head], any row stride). Only the n_kv keys given are read: callers pass the
-// filled prefix of a cache, never its padded length.
+// Scaled dot-product attention over n_head heads. Queries and the output lay the heads side by side
+// in each row ([rows x n_head*d_head], any row stride); keys and values may instead be head-major
+// (head h starts at k + h*k_head_stride), and keys transposed ([d_head x n_kv] per head), as the
+// cross-attention cache stores them so that a decode step streams each head's keys contiguously.
+// Only the n_kv keys given are read: callers pass the filled prefix of a cache, never its padded
+// length.
 #pragma once
 
 #include <vector>
@@ -20,9 +23,16 @@ struct AttentionInput {
   int d_head;
   // Causal mask: query i sees keys j <= i + causal_offset. Negative: no mask.
   int causal_offset = -1;
+  // Distance between heads in k and v; 0 means side by side in a row (d_head).
+  long k_head_stride = 0;
+  long v_head_stride = 0;
+  // Keys transposed: key j of head h is column j of [d_head x n_kv] (row stride ldk). Needs
+  // k_head_stride.
+  bool keys_transposed = false;
 };
 
-// out[n_q x n_head*d_head] (row stride ldo). scratch grows to n_q*n_kv floats as needed.
+// out[n_q x n_head*d_head] (row stride ldo). Heads run in parallel (OpenMP); scratch grows to
+// threads*n_q*n_kv floats as needed.
 void attention(const AttentionInput& in, float* out, int ldo, std::vector<float>& scratch);
 
 }  // namespace auris

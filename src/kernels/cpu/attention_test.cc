@@ -54,6 +54,43 @@ TEST(Attention, MatchesDefinitionWithoutMask) { expect_matches_naive(7, 33, 4, 1
 TEST(Attention, MatchesDefinitionCausal) { expect_matches_naive(9, 9, 2, 8, 0, 0); }
 TEST(Attention, CausalWithCachedPrefix) { expect_matches_naive(3, 10, 3, 8, 7, 0); }
 TEST(Attention, StridedRows) { expect_matches_naive(5, 12, 2, 8, -1, 24); }
+TEST(Attention, ManyQueriesRunHeadsInParallel) { expect_matches_naive(64, 80, 4, 16, -1, 0); }
+
+TEST(Attention, WhisperHeadWidth) {
+  expect_matches_naive(1, 37, 2, 64, -1, 0);  // d_head 64: the register-blocked weighted sums
+  expect_matches_naive(6, 300, 2, 64, 299 - 5, 0);
+}
+
+// The cross-attention cache's layout: per head, values [n_kv x d_head] and keys transposed,
+// [d_head x n_kv]; for a decode step's few queries (every count 1..8, the kernels' register blocks)
+// and a prefill's many, over key counts with and without a vector tail.
+TEST(Attention, HeadMajorTransposedKeys) {
+  for (int n_kv : {50, 1500})
+    for (int n_q : {1, 2, 3, 4, 5, 6, 7, 8, 20}) {
+      const int n_head = 3, d_head = 64, width = n_head * d_head;
+      std::mt19937 rng(3);
+      std::normal_distribution<float> dist;
+      std::vector<float> q(static_cast<size_t>(n_q) * width), k(static_cast<size_t>(n_kv) * width), v(k.size());
+      for (auto* buf : {&q, &k, &v})
+        for (float& x : *buf) x = dist(rng);
+      std::vector<float> k_heads(k.size()), v_heads(v.size());
+      for (int h = 0; h < n_head; ++h)
+        for (int j = 0; j < n_kv; ++j)
+          for (int c = 0; c < d_head; ++c) {
+            k_heads[(static_cast<size_t>(h) * d_head + c) * n_kv + j] = k[static_cast<size_t>(j) * width + h * d_head + c];
+            v_heads[(static_cast<size_t>(h) * n_kv + j) * d_head + c] = v[static_cast<size_t>(j) * width + h * d_head + c];
+          }
+      const long head_stride = static_cast<long>(n_kv) * d_head;
+      AttentionInput head_major{q.data(), width, n_q, k_heads.data(), n_kv, v_heads.data(), d_head, n_kv, n_head,
+                                d_head, -1, head_stride, head_stride, /*keys_transposed=*/true};
+      std::vector<float> out(static_cast<size_t>(n_q) * width), scratch;
+      attention(head_major, out.data(), width, scratch);
+      const std::vector<float> expected =
+          naive_attention({q.data(), width, n_q, k.data(), width, v.data(), width, n_kv, n_head, d_head, -1});
+      for (size_t i = 0; i < out.size(); ++i)
+        ASSERT_NEAR(out[i], expected[i], 1e-4f) << "n_q " << n_q << " n_kv " << n_kv << " at " << i;
+    }
+}
 
 }  // namespace
 }  // namespace auris

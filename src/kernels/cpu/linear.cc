@@ -1,12 +1,14 @@
 #include "kernels/cpu/linear.h"
 
-#include <cblas.h>
+#include <dnnl.h>
 
 #include <algorithm>
 #include <cstring>
 
 #include "auris/error.h"
-#include "kernels/cpu/dot_product.h"
+#include "kernels/cpu/norm_activation.h"
+#include "kernels/cpu/packed_gemm.h"
+#include "model/half_float.h"
 
 namespace auris {
 
@@ -24,6 +26,7 @@ Linear Linear::concat(const std::vector<const Linear*>& parts) {
   Linear fused;
   bool any_bias = false;
   for (const Linear* p : parts) {
+    if (p->format_ != WeightFormat::kFloat32) throw Error("only fp32 linear layers can be fused");
     if (fused.in_ == 0) fused.in_ = p->in_;
     if (p->in_ != fused.in_) throw Error("cannot fuse linear layers of different input widths");
     fused.out_ += p->out_;
@@ -32,9 +35,10 @@ Linear Linear::concat(const std::vector<const Linear*>& parts) {
   fused.weight_.reserve(static_cast<size_t>(fused.out_) * fused.in_);
   for (const Linear* p : parts) fused.weight_.insert(fused.weight_.end(), p->weight_.begin(), p->weight_.end());
   if (any_bias) {
+    fused.bias_.reserve(fused.out_);
     for (const Linear* p : parts) {
       if (p->bias_.empty())
-        fused.bias_.insert(fused.bias_.end(), static_cast<size_t>(p->out_), 0.0f);  // e.g. the bias-free key
+        fused.bias_.insert(fused.bias_.end(), p->out_, 0.0f);
       else
         fused.bias_.insert(fused.bias_.end(), p->bias_.begin(), p->bias_.end());
     }
@@ -42,35 +46,98 @@ Linear Linear::concat(const std::vector<const Linear*>& parts) {
   return fused;
 }
 
-namespace {
-
-
-// A decode step multiplies a handful of rows (one per beam) by a large weight matrix: the cost is
-// reading the weights, so each weight row is read once and used for every input row while it sits
-// in L1. OpenBLAS's gemv/gemm were slower on these shapes when we timed them; the CPU benchmark
-// (bench/, the speed issue) is where that comparison belongs.
-void few_rows_product(const float* x, int rows, int ldx, const float* weight, int in, int out, const float* bias,
-                      float* y, int ldy) {
-  for (int o = 0; o < out; ++o) {
-    const float* w = weight + static_cast<size_t>(o) * in;
-    const float b = bias ? bias[o] : 0.0f;
-    for (int r = 0; r < rows; ++r) y[static_cast<size_t>(r) * ldy + o] = dot_product(w, x + static_cast<size_t>(r) * ldx, in) + b;
-  }
+bool Linear::exact_in_fp16() const {
+  if (format_ != WeightFormat::kFloat32) return false;
+  return std::all_of(weight_.begin(), weight_.end(), [](float w) { return fp16_to_float(float_to_fp16(w)) == w; });
 }
 
-}  // namespace
+void Linear::convert(WeightFormat format) {
+  if (format == format_) return;
+  if (format_ != WeightFormat::kFloat32) throw Error("linear weights can be converted once, from fp32");
+  switch (format) {
+    case WeightFormat::kFloat32: break;
+    case WeightFormat::kPackedFloat32:
+      packed_ = std::make_shared<PackedGemm>(weight_.data(), out_, in_, bias_, GemmPrecision::kFloat32);
+      break;
+    case WeightFormat::kPackedBfloat16:
+      packed_ = std::make_shared<PackedGemm>(weight_.data(), out_, in_, bias_, GemmPrecision::kBfloat16);
+      break;
+    case WeightFormat::kFloat16Rows:
+      if (!exact_in_fp16()) throw Error("these weights are not fp16 values: fp16 rows would change the products");
+      half_rows_.resize(weight_.size());
+      std::transform(weight_.begin(), weight_.end(), half_rows_.begin(), float_to_fp16);
+      break;
+    case WeightFormat::kBfloat16Rows:
+      half_rows_.resize(weight_.size());
+      std::transform(weight_.begin(), weight_.end(), half_rows_.begin(), float_to_bf16);
+      break;
+    case WeightFormat::kInt8Rows:
+      int8_rows_ = quantize_int8_rows(weight_.data(), out_, in_);
+      break;
+  }
+  format_ = format;
+  std::vector<float>().swap(weight_);
+}
+
+size_t Linear::weight_bytes() const {
+  switch (format_) {
+    case WeightFormat::kFloat32: return weight_.size() * sizeof(float);
+    case WeightFormat::kPackedFloat32: return static_cast<size_t>(out_) * in_ * sizeof(float);
+    case WeightFormat::kPackedBfloat16:
+    case WeightFormat::kFloat16Rows:
+    case WeightFormat::kBfloat16Rows: return static_cast<size_t>(out_) * in_ * sizeof(uint16_t);
+    case WeightFormat::kInt8Rows: return int8_rows_.values.size() + int8_rows_.scales.size() * sizeof(float);
+  }
+  return 0;
+}
 
 void Linear::forward(const float* x, int rows, float* y, int ldx, int ldy) const {
   if (ldx < 0) ldx = in_;
   if (ldy < 0) ldy = out_;
   rows_multiplied_ += rows;
   if (rows == 0) return;
-  if (rows <= kFewRows) return few_rows_product(x, rows, ldx, weight_.data(), in_, out_, bias(), y, ldy);
+  const StreamingOutput out{bias(), y, ldy};
+  switch (format_) {
+    case WeightFormat::kPackedFloat32:
+    case WeightFormat::kPackedBfloat16: return packed_->forward(x, rows, ldx, y, ldy, /*gelu=*/false);
+    case WeightFormat::kFloat16Rows: return stream_product_f16(x, rows, ldx, half_rows_.data(), in_, out_, out);
+    case WeightFormat::kBfloat16Rows: return stream_product_bf16(x, rows, ldx, half_rows_.data(), in_, out_, out);
+    case WeightFormat::kInt8Rows: return stream_product_int8(x, rows, ldx, int8_rows_, in_, out_, out);
+    case WeightFormat::kFloat32: break;
+  }
+  if (rows <= kFewRows) return stream_product_f32(x, rows, ldx, weight_.data(), in_, out_, out);
   if (!bias_.empty()) {
     for (int r = 0; r < rows; ++r) std::memcpy(y + static_cast<size_t>(r) * ldy, bias_.data(), sizeof(float) * out_);
   }
-  const float beta = bias_.empty() ? 0.0f : 1.0f;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out_, in_, 1.0f, x, ldx, weight_.data(), in_, beta, y, ldy);
+  dnnl_sgemm('N', 'T', rows, out_, in_, 1.0f, x, ldx, weight_.data(), in_, bias_.empty() ? 0.0f : 1.0f, y, ldy);
+}
+
+void Linear::forward_gelu(const float* x, int rows, float* y) const {
+  if (format_ == WeightFormat::kPackedFloat32 || format_ == WeightFormat::kPackedBfloat16) {
+    rows_multiplied_ += rows;
+    return packed_->forward(x, rows, in_, y, out_, /*gelu=*/true);
+  }
+  forward(x, rows, y);
+  gelu_inplace(y, static_cast<long>(rows) * out_);
+}
+
+void Linear::weight_row(int o, float* out) const {
+  const size_t at = static_cast<size_t>(o) * in_;
+  switch (format_) {
+    case WeightFormat::kFloat32: std::memcpy(out, weight_.data() + at, sizeof(float) * in_); return;
+    case WeightFormat::kFloat16Rows:
+      for (int i = 0; i < in_; ++i) out[i] = fp16_to_float(half_rows_[at + i]);
+      return;
+    case WeightFormat::kBfloat16Rows:
+      for (int i = 0; i < in_; ++i) out[i] = bf16_to_float(half_rows_[at + i]);
+      return;
+    case WeightFormat::kInt8Rows:
+      for (int i = 0; i < in_; ++i) out[i] = int8_rows_.values[at + i] * int8_rows_.scales[o];
+      return;
+    case WeightFormat::kPackedFloat32:
+    case WeightFormat::kPackedBfloat16: break;
+  }
+  throw Error("packed GEMM weights cannot be read back by row");
 }
 
 }  // namespace auris

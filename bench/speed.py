@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""CPU speed of auris beside the peers users would pick instead, in one invocation on one machine.
+
+Every engine transcribes the same audio with the same weights and the same decoding options
+(openai's transcribe() defaults: temperature fallback, conditioning on previous text; greedy or beam
+5; language en; N threads), each run in a fresh process so wall time is end to end (start, model
+load, audio decode, transcription) and peak RSS is that process's own. Runs are interleaved across
+engines, repeated, and reported as median and spread (min-max). WER uses auris's port of openai's
+EnglishTextNormalizer (`auris wer`).
+
+  auris            build/auris, each compute type, plus the two cache-design ablations
+  faster-whisper   CTranslate2 4.8 from PyPI, float32 and int8, on the same CTranslate2 model dir
+  whisper.cpp      pywhispercpp built here from its sdist (GGML_NATIVE), on `auris convert --to ggml`
+  openai/whisper   the reference, fp32, on the same weights (tools/reference/ct2_to_openai.py)
+
+The floors (peak sgemm, streaming-read bandwidth) come from build/auris_floors in the same run.
+Writes bench/results/speed.json and prints the markdown tables docs/BENCHMARKS.md quotes.
+
+Usage: bench/speed.py [--models tiny.en base] [--repeats 3] [--quick]
+(scripts/setup_bench.sh and scripts/setup_reference.sh install the peers; bench/speed.sh does all.)
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "..", "shared", "data", "audio")
+AUDIO = {
+    "longform": (os.path.join(DATA, "longform", "hifitts-dev-concat.flac"), os.path.join(DATA, "longform", "hifitts-dev-concat.txt")),
+    "jfk": (os.path.join(DATA, "jfk.flac"), None),
+}
+JFK_TEXT = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
+DECODINGS = {"greedy": 1, "beam5": 5}
+
+
+def model_dir(name):
+    return os.path.join(os.environ.get("AURIS_MODEL_DIR", os.path.expanduser("~/.cache/auris/models")), name)
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.auris = os.path.join(ROOT, "build", "auris")
+        self.work = tempfile.mkdtemp(prefix="auris-bench-")
+        self.bench_python = args.bench_python
+        self.ref_python = args.reference_python
+        self.site = subprocess.check_output([self.bench_python, "-c", "import site; print(site.getsitepackages()[0])"], text=True).strip()
+
+    # One engine run in a fresh process under /usr/bin/time: wall seconds, peak RSS, text, extras.
+    def run(self, argv, env=None):
+        rss_file = os.path.join(self.work, "rss")
+        start = time.perf_counter()
+        proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file] + argv, capture_output=True, text=True,
+                              env={**os.environ, **(env or {})})
+        wall = time.perf_counter() - start
+        if proc.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+        rss_mb = int(open(rss_file).read().split()[-1]) / 1024.0
+        return wall, rss_mb, proc.stdout, proc.stderr
+
+    def ggml(self, model, f16):
+        path = os.path.join(self.work, f"{model}.{'f16' if f16 else 'f32'}.ggml")
+        if not os.path.exists(path):
+            subprocess.run([self.auris, "convert", model, "--to", "ggml", "-o", path] + (["--f16"] if f16 else []),
+                           check=True, capture_output=True)
+        return path
+
+    def engines(self, model, decoding, audio_name):
+        """(engine label, argv builder) for every configuration benchmarked on this case."""
+        beam = DECODINGS[decoding]
+        t = str(self.args.threads)
+        auris_common = [self.auris, "transcribe", "-m", model, "--language", "en", "-t", t, "--print-timings",
+                        "--beam-size", str(beam) if beam > 1 else "0"]
+        out = []
+        for ct in self.args.auris_compute_types:
+            out.append((f"auris {ct}", "auris", auris_common + ["--compute-type", ct]))
+        if decoding == "greedy" and not self.args.no_ablations:
+            fp32 = auris_common + ["--compute-type", "float32"]
+            out.append(("auris float32, cross K/V recomputed each step", "ablation", fp32 + ["--recompute-cross-kv"]))
+            out.append(("auris float32, attends over the full static cache", "ablation", fp32 + ["--attend-full-cache"]))
+        fw = os.path.join(ROOT, "bench", "peers", "faster_whisper_run.py")
+        for ct in ("float32", "int8"):
+            out.append((f"faster-whisper {ct}", "python",
+                        [self.bench_python, fw, "--model", model_dir(model), "--compute-type", ct, "--beam", str(beam), "--threads", t]))
+        wc = os.path.join(ROOT, "bench", "peers", "whisper_cpp_run.py")
+        # f16 only: whisper.cpp 1.8 refuses f32 convolution weights (GGML_ASSERT src0->type == F16).
+        out.append(("whisper.cpp f16", "python",
+                    [self.bench_python, wc, "--model", self.ggml(model, True), "--beam", str(beam), "--threads", t]))
+        if not self.args.no_reference:
+            ow = os.path.join(ROOT, "bench", "peers", "openai_whisper_run.py")
+            out.append(("openai/whisper float32", "reference",
+                        [self.ref_python, ow, "--model", model_dir(model), "--beam", str(beam), "--threads", t]))
+        return out
+
+    def wer(self, reference_text, hypothesis):
+        ref = os.path.join(self.work, "ref.txt")
+        hyp = os.path.join(self.work, "hyp.txt")
+        open(ref, "w").write(reference_text.replace("\n", " ") + "\n")
+        open(hyp, "w").write(hypothesis.replace("\n", " ") + "\n")
+        out = subprocess.check_output([self.auris, "wer", ref, hyp], text=True)
+        return float(out.split()[1])
+
+    def case(self, model, audio_name, decoding):
+        audio, transcript = AUDIO[audio_name]
+        reference_text = open(transcript).read() if transcript else JFK_TEXT
+        duration = float(subprocess.check_output(
+            ["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", audio], text=True))
+        engines = self.engines(model, decoding, audio_name)
+        runs = {label: [] for label, _, _ in engines}
+        for repeat in range(self.args.repeats):
+            for label, kind, argv in engines:  # interleaved: machine noise spreads over every engine
+                if kind == "reference" and repeat >= self.args.reference_repeats:
+                    continue
+                if kind == "ablation" and repeat >= self.args.ablation_repeats:
+                    continue
+                env = {"LD_LIBRARY_PATH": self.site} if "whisper.cpp" in label else None
+                wall, rss, stdout, stderr = self.run(argv + [audio], env)
+                if kind in ("auris", "ablation"):
+                    text = stdout.strip()
+                    timings = json.loads(next(l for l in stderr.splitlines() if l.startswith("auris: timings "))[15:])
+                else:
+                    result = json.loads(stdout.strip().splitlines()[-1])
+                    text, timings = result["text"], {k: result[k] for k in ("load_s", "transcribe_s")}
+                runs[label].append({"wall_s": wall, "rss_mb": rss, "wer": self.wer(reference_text, text), "timings": timings,
+                                    "text": text})
+                print(f"  {model:8} {audio_name:8} {decoding:6} {label:50} {wall:7.2f} s {rss:7.1f} MB WER {runs[label][-1]['wer']:.4f}",
+                      file=sys.stderr, flush=True)
+        return {"model": model, "audio": audio_name, "decoding": decoding, "audio_seconds": duration, "runs": runs}
+
+
+def spread(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def summarise(case):
+    rows = {}
+    for label, runs in case["runs"].items():
+        if not runs:
+            continue
+        row = {"wall_s": spread([r["wall_s"] for r in runs]), "rss_mb": spread([r["rss_mb"] for r in runs]),
+               "wer": statistics.median([r["wer"] for r in runs])}
+        row["x_real_time"] = case["audio_seconds"] / row["wall_s"]["median"]
+        t = runs[0]["timings"]
+        if "encoder_ms_per_window" in t:
+            for key in ("encoder_ms_per_window", "prefill_ms", "decode_ms_per_step", "mean_rows_per_step"):
+                row[key] = spread([r["timings"][key] for r in runs])
+            row["model_dims"] = t["model"]
+        rows[label] = row
+    return rows
+
+
+def encoder_flops(d):
+    """FLOPs of one 30-s window through the encoder (GEMMs and attention's two products)."""
+    w, layers, ctx = d["n_audio_state"], d["n_audio_layer"], 1500
+    convs = 2 * 3000 * d["n_mels"] * 3 * w + 2 * ctx * w * 3 * w
+    per_layer = 2 * ctx * w * (3 * w + w + 8 * w) + 2 * 2 * ctx * ctx * w
+    return convs + layers * per_layer
+
+
+def decode_weight_bytes(d, bytes_per_weight):
+    """Weights one decode step reads: every decoder layer (self QKV+out, cross Q+out, MLP) and the
+    vocabulary projection. The cross K/V cache it also reads is counted separately."""
+    w = d["n_text_state"]
+    per_layer = (3 * w * w + w * w) + (w * w + w * w) + 8 * w * w
+    return bytes_per_weight * (d["n_text_layer"] * per_layer + d["n_vocab"] * w)
+
+
+def markdown(results, floors):
+    lines = []
+    peak = floors["sgemm_gflops"]["median"]
+    bandwidth = floors["read_gbs"]["median"]
+    lines.append(f"Floors (same run, {floors['threads']} threads): sgemm {peak:.1f} GFLOP/s "
+                 f"({floors['sgemm_gflops']['min']:.1f}-{floors['sgemm_gflops']['max']:.1f}), "
+                 f"streaming read {bandwidth:.1f} GB/s ({floors['read_gbs']['min']:.1f}-{floors['read_gbs']['max']:.1f}).\n")
+    for case in results:
+        rows = case["summary"]
+        lines.append(f"### {case['model']}, {case['audio']} ({case['audio_seconds']:.0f} s), {case['decoding']}\n")
+        lines.append("| engine | wall s median (min-max) | x real time | peak RSS MB | WER | auris fp32 speed-up |")
+        lines.append("|---|---|---|---|---|---|")
+        base = rows.get("auris float32", {}).get("wall_s", {}).get("median")
+        for label, r in rows.items():
+            w = r["wall_s"]
+            ratio = f"{w['median'] / base:.2f}x" if base else "-"
+            lines.append(f"| {label} | {w['median']:.2f} ({w['min']:.2f}-{w['max']:.2f}) | {r['x_real_time']:.1f} | "
+                         f"{r['rss_mb']['median']:.0f} | {r['wer']:.4f} | {ratio} |")
+        lines.append("")
+        stage = [(l, r) for l, r in rows.items() if "encoder_ms_per_window" in r]
+        if stage:
+            lines.append("| auris stage | encoder ms/window | encoder % of sgemm peak | prefill ms | decode ms/step (rows) | step / bandwidth floor |")
+            lines.append("|---|---|---|---|---|---|")
+            for label, r in stage:
+                d = r["model_dims"]
+                enc = r["encoder_ms_per_window"]["median"]
+                frac = encoder_flops(d) / (enc / 1000.0) / 1e9 / peak
+                step = r["decode_ms_per_step"]["median"]
+                bpw = {"float32": 4, "bfloat16": 2, "int8": 1}.get(label.split()[1].rstrip(","), 4)
+                floor_ms = decode_weight_bytes(d, bpw) / (bandwidth * 1e9) * 1000.0
+                lines.append(f"| {label} | {enc:.0f} ({r['encoder_ms_per_window']['min']:.0f}-{r['encoder_ms_per_window']['max']:.0f}) | "
+                             f"{100 * frac:.0f}% | {r['prefill_ms']['median']:.1f} | {step:.2f} ({r['mean_rows_per_step']['median']:.1f}) | "
+                             f"{step / floor_ms:.2f}x of {floor_ms:.2f} ms |")
+            lines.append("")
+    return "\n".join(lines)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--models", nargs="+", default=["tiny.en", "base"])
+    p.add_argument("--audio", nargs="+", default=["jfk", "longform"], choices=list(AUDIO))
+    p.add_argument("--decodings", nargs="+", default=["greedy", "beam5"], choices=list(DECODINGS))
+    p.add_argument("--auris-compute-types", nargs="+", default=["float32"])
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--reference-repeats", type=int, default=1, help="openai/whisper is slow: fewer repeats")
+    p.add_argument("--ablation-repeats", type=int, default=1)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--no-reference", action="store_true")
+    p.add_argument("--no-ablations", action="store_true")
+    p.add_argument("--bench-python", default=os.path.expanduser("~/.cache/auris/benchenv/bin/python"))
+    p.add_argument("--reference-python", default=os.path.expanduser("~/.cache/auris/refenv/bin/python"))
+    p.add_argument("--output", default=os.path.join(ROOT, "bench", "results", "speed.json"))
+    args = p.parse_args()
+
+    bench = Bench(args)
+    floors = json.loads(subprocess.check_output([os.path.join(ROOT, "build", "auris_floors")], text=True,
+                                                env={**os.environ, "OMP_NUM_THREADS": str(args.threads)}))
+    print(f"floors: {json.dumps(floors)}", file=sys.stderr)
+    results = []
+    for model in args.models:
+        for audio in args.audio:
+            for decoding in args.decodings:
+                case = bench.case(model, audio, decoding)
+                case["summary"] = summarise(case)
+                results.append(case)
+    os.makedirs(os.path.dirname(args.output), exist_ok=True)
+    with open(args.output, "w") as f:
+        json.dump({"floors": floors, "threads": args.threads, "cases": results}, f, indent=1)
+    print(markdown(results, floors))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+// The compute types and the cache-design ablations, end to end on jfk with tiny.en:
+//  - bfloat16 and int8 transcribe jfk with a WER within 0.3 of float32's (the bound; on jfk
+//    they give the same words);
+//  - the two ablations change the work done, never the tokens, and the counters show the work: the
+//    recompute ablation projects the window's 1500 cross K/V rows again at every decode step.
+#include <gtest/gtest.h>
+
+#include "audio/audio_file.h"
+#include "auris/error.h"
+#include "auris/text.h"
+#include "auris/transcribe.h"
+#include "test_support.h"
+
+namespace auris {
+namespace {
+
+class ComputeTypes : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = test::cached_model("tiny.en");
+    if (path_.empty()) GTEST_SKIP() << "model tiny.en not cached: run scripts/fetch_models.sh";
+    const std::string data = test::shared_data_dir();
+    if (data.empty()) GTEST_SKIP() << "../shared/data not found";
+    samples_ = load_audio(data + "/audio/jfk.flac");
+  }
+  std::string text(ComputeType type) {
+    Transcriber t(Model::load(path_, type));
+    return t.transcribe(samples_, 16000).text;
+  }
+  std::string path_;
+  std::vector<float> samples_;
+};
+
+TEST_F(ComputeTypes, ReducedPrecisionKeepsTheWords) {
+  const std::string fp32 = text(ComputeType::kFloat32);
+  ASSERT_NE(normalize_english(fp32).find("ask not what your country can do for you"), std::string::npos) << fp32;
+  for (ComputeType type : {ComputeType::kBfloat16, ComputeType::kInt8}) {
+    const std::string reduced = text(type);
+    const double wer = word_error_rate({fp32}, {reduced}, WerNormalization::english).rate;
+    EXPECT_LE(wer, 0.3) << compute_type_name(type) << ": " << reduced;
+  }
+}
+
+TEST_F(ComputeTypes, NamesParseAndBadNamesAreRefused) {
+  for (ComputeType type : {ComputeType::kFloat32, ComputeType::kBfloat16, ComputeType::kInt8})
+    EXPECT_EQ(parse_compute_type(compute_type_name(type)), type);
+  EXPECT_NE(test::error_of([] { parse_compute_type("float16"); }).find("float32, bfloat16 or int8"), std::string::npos);
+}
+
+TEST_F(ComputeTypes, AblationsChangeTheWorkNotTheTokens) {
+  const auto model = Model::load(path_);
+  Transcriber t(model);
+  DecodingOptions greedy;
+  const DecodingResult fast = t.decode(samples_, 16000, greedy);
+  for (int ablation = 0; ablation < 2; ++ablation) {
+    Transcriber slow(model);
+    EngineAblations a;
+    (ablation == 0 ? a.recompute_cross_kv_each_step : a.attend_full_self_cache) = true;
+    slow.set_ablations(a);
+    const EngineCounters before = slow.counters();
+    const DecodingResult r = slow.decode(samples_, 16000, greedy);
+    EXPECT_EQ(r.tokens, fast.tokens) << "ablation " << ablation;
+    const EngineCounters c = slow.counters();
+    const long long projected = c.cross_kv_rows - before.cross_kv_rows;
+    if (ablation == 0)
+      EXPECT_EQ(projected, 1500 * (1 + c.decode_steps)) << "once per window, then again at every step";
+    else
+      EXPECT_EQ(projected, 1500) << "the full-cache ablation still projects cross K/V once";
+  }
+}
+
+}  // namespace
+}  // namespace auris

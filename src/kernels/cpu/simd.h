@@ -1,0 +1,146 @@
+// The float vector the hand-written kernels are written in, once: 8 lanes of AVX2 + FMA + F16C where
+// the build targets them (-march=native, AURIS_NATIVE), one lane of plain C++ otherwise. AVX2 runs
+// on every x86-64 CPU of the last decade, AVX-512 ones included; the kernels written here stream
+// memory (decode steps) or are a small share of the time (softmax, GELU), so wider vectors would buy
+// little, while each extra instruction set would be a code path the machine at hand cannot test.
+// oneDNN picks the widest instructions at run time for the GEMMs, where width pays.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "model/half_float.h"
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#include <immintrin.h>
+#define AURIS_SIMD_AVX2 1
+#endif
+
+namespace auris::simd {
+
+#if AURIS_SIMD_AVX2
+constexpr int kLanes = 8;
+using Vec = __m256;
+
+inline Vec zero() { return _mm256_setzero_ps(); }
+inline Vec set1(float x) { return _mm256_set1_ps(x); }
+inline Vec load(const float* p) { return _mm256_loadu_ps(p); }
+inline void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+inline Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+inline Vec sub(Vec a, Vec b) { return _mm256_sub_ps(a, b); }
+inline Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+inline Vec div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
+inline Vec max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
+inline Vec min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
+// a * b + c, one rounding.
+inline Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+inline Vec abs(Vec a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+// Where x < limit, `below`; elsewhere v.
+inline Vec select_below(Vec x, float limit, Vec below, Vec v) {
+  return _mm256_blendv_ps(v, below, _mm256_cmp_ps(x, _mm256_set1_ps(limit), _CMP_LT_OQ));
+}
+// Round to the nearest integer (ties to even), as a float.
+inline Vec round_nearest(Vec x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+// 2^n for integral n in [-126, 127].
+inline Vec exp2_integer(Vec n) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+inline float reduce_add(Vec v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+inline float reduce_max(Vec v) {
+  __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_max_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+// Lane sums as doubles, for long reductions (softmax over 1500 keys) that must not drift.
+inline void accumulate_double(double* sum4, Vec v) {
+  __m256d acc = _mm256_loadu_pd(sum4);
+  acc = _mm256_add_pd(acc, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+  acc = _mm256_add_pd(acc, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+  _mm256_storeu_pd(sum4, acc);
+}
+
+// Weights stored narrower than fp32, widened exactly in registers.
+inline Vec load_fp16(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+inline Vec load_bf16(const uint16_t* p) {
+  const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
+}
+inline Vec load_int8(const int8_t* p) {
+  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+}
+
+#else
+constexpr int kLanes = 1;
+struct Vec {
+  float x;
+};
+
+inline Vec zero() { return {0.0f}; }
+inline Vec set1(float x) { return {x}; }
+inline Vec load(const float* p) { return {*p}; }
+inline void store(float* p, Vec v) { *p = v.x; }
+inline Vec add(Vec a, Vec b) { return {a.x + b.x}; }
+inline Vec sub(Vec a, Vec b) { return {a.x - b.x}; }
+inline Vec mul(Vec a, Vec b) { return {a.x * b.x}; }
+inline Vec div(Vec a, Vec b) { return {a.x / b.x}; }
+inline Vec max(Vec a, Vec b) { return {a.x > b.x ? a.x : b.x}; }
+inline Vec min(Vec a, Vec b) { return {a.x < b.x ? a.x : b.x}; }
+inline Vec fmadd(Vec a, Vec b, Vec c) { return {std::fma(a.x, b.x, c.x)}; }
+inline Vec abs(Vec a) { return {std::fabs(a.x)}; }
+inline Vec select_below(Vec x, float limit, Vec below, Vec v) { return x.x < limit ? below : v; }
+inline Vec round_nearest(Vec x) { return {std::nearbyint(x.x)}; }
+inline Vec exp2_integer(Vec n) { return {std::ldexp(1.0f, static_cast<int>(n.x))}; }
+inline float reduce_add(Vec v) { return v.x; }
+inline float reduce_max(Vec v) { return v.x; }
+inline void accumulate_double(double* sum4, Vec v) { sum4[0] += v.x; }
+inline Vec load_fp16(const uint16_t* p) { return {fp16_to_float(*p)}; }
+inline Vec load_bf16(const uint16_t* p) { return {bf16_to_float(*p)}; }
+inline Vec load_int8(const int8_t* p) { return {static_cast<float>(*p)}; }
+#endif
+
+// e^x, within 2 ulp of expf for x >= -87.3 (scores minus their maximum: softmax's range); exactly 0
+// below, -inf included (masked scores). x = n ln2 + r with |r| <= ln2/2; e^r by its degree-7 Taylor
+// polynomial (truncation below 6e-9 relative); 2^n by exponent arithmetic.
+inline Vec exp(Vec x) {
+  const Vec clamped = min(max(x, set1(-87.3f)), set1(88.7f));
+  const Vec n = round_nearest(mul(clamped, set1(1.44269504088896341f)));
+  Vec r = fmadd(n, set1(-0.693145751953125f), clamped);  // ln2 in two parts: n*ln2 is exact
+  r = fmadd(n, set1(-1.428606765330187e-06f), r);
+  Vec p = set1(1.0f / 5040);
+  p = fmadd(p, r, set1(1.0f / 720));
+  p = fmadd(p, r, set1(1.0f / 120));
+  p = fmadd(p, r, set1(1.0f / 24));
+  p = fmadd(p, r, set1(1.0f / 6));
+  p = fmadd(p, r, set1(0.5f));
+  p = fmadd(p, r, set1(1.0f));
+  p = fmadd(p, r, set1(1.0f));
+  // 2^n as two factors: n reaches 128 near the top of the range, one past exp2_integer's.
+  const Vec half_n = round_nearest(mul(n, set1(0.5f)));
+  const Vec e = mul(mul(p, exp2_integer(half_n)), exp2_integer(sub(n, half_n)));
+  return select_below(x, -87.3f, zero(), e);
+}
+
+// Exact GELU, x * Phi(x) = x/2 * erfc(-x/sqrt2), through Abramowitz & Stegun 7.1.26:
+// erfc(z) = t P(t) e^{-z^2} for z >= 0, t = 1/(1 + p z) (absolute error below 1.5e-7). Written as
+// erfc, the negative side takes no cancellation: GELU(x) = x/2 * t P(t) e^{-x^2/2} for x < 0 and
+// x/2 * (2 - t P(t) e^{-x^2/2}) for x >= 0.
+inline Vec gelu(Vec x) {
+  const Vec z = mul(abs(x), set1(0.70710678118654752f));
+  const Vec t = div(set1(1.0f), fmadd(set1(0.3275911f), z, set1(1.0f)));
+  Vec poly = set1(1.061405429f);
+  poly = fmadd(poly, t, set1(-1.453152027f));
+  poly = fmadd(poly, t, set1(1.421413741f));
+  poly = fmadd(poly, t, set1(-0.284496736f));
+  poly = fmadd(poly, t, set1(0.254829592f));
+  const Vec tail = mul(mul(poly, t), exp(mul(mul(z, z), set1(-1.0f))));  // erfc(|x|/sqrt2)
+  const Vec phi2 = select_below(x, 0.0f, tail, sub(set1(2.0f), tail));   // 2 Phi(x)
+  return mul(mul(x, set1(0.5f)), phi2);
+}
+
+}  // namespace auris::simd

@@ -1,0 +1,39 @@
+// The decode step's products: a handful of rows (one per beam) times a large weight matrix, whose
+// cost is reading the weights. Each kernel reads a weight row once, uses it for all input rows while
+// it sits in L1, and splits the output columns over the threads so each core streams its own share.
+// Many input rows (a prefill) go by blocks of 8, over column blocks small enough to stay in L2.
+// The weights are stored in one of four forms, widened to fp32 in registers; the arithmetic is fp32:
+//  - fp32
+//  - fp16: half the bytes; exact for the published checkpoints, which are fp16
+//  - bf16: half the bytes, fp32's range, 8 bits of mantissa
+//  - int8 with one scale per output row: a quarter of the bytes
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace auris {
+
+struct StreamingOutput {
+  const float* bias;  // [out] or null
+  float* y;           // [rows x out], row stride ldy
+  int ldy;
+};
+
+// y = x W^T + b with W [out x in] row-major; x [rows x in], row stride ldx.
+void stream_product_f32(const float* x, int rows, int ldx, const float* w, int in, int out, const StreamingOutput& o);
+void stream_product_f16(const float* x, int rows, int ldx, const uint16_t* w, int in, int out,
+                        const StreamingOutput& o);
+void stream_product_bf16(const float* x, int rows, int ldx, const uint16_t* w, int in, int out,
+                         const StreamingOutput& o);
+
+// Weights quantised per output row: values[o][i] * scales[o] ~ w[o][i], values in [-127, 127].
+struct Int8Rows {
+  std::vector<int8_t> values;  // [out x in]
+  std::vector<float> scales;
+};
+Int8Rows quantize_int8_rows(const float* w, int out, int in);
+void stream_product_int8(const float* x, int rows, int ldx, const Int8Rows& w, int in, int out,
+                         const StreamingOutput& o);
+
+}  // namespace auris

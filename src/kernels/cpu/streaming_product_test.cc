@@ -1,0 +1,110 @@
+// The decode step's weight-streaming kernels against the definition computed in double: fp32 and
+// fp16 (exact fp16 weights) to rounding, bf16 to bf16's 8-bit mantissa, int8 to the error its
+// per-row scales allow. Shapes cover the register-blocked row counts (1-8), more rows (several row
+// blocks over L2-sized column blocks, as a prefill), and widths that are not multiples of the vector
+// length.
+#include "kernels/cpu/streaming_product.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "auris/error.h"
+#include "kernels/cpu/linear.h"
+#include "model/half_float.h"
+
+namespace auris {
+namespace {
+
+struct Case {
+  int rows, in, out;
+};
+
+// Normal values rounded to fp16, as an fp16 checkpoint's weights are.
+std::vector<float> random_values(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist;
+  std::vector<float> v(n);
+  for (float& x : v) x = fp16_to_float(float_to_fp16(dist(rng)));
+  return v;
+}
+
+// Relative to the size of the products (sum |w||x|), the scale int8 errors are measured in.
+void expect_close(WeightFormat format, const Case& c, double tolerance) {
+  const std::vector<float> w = random_values(static_cast<size_t>(c.out) * c.in, 1);
+  const std::vector<float> b = random_values(c.out, 2);
+  const std::vector<float> x = random_values(static_cast<size_t>(c.rows) * c.in, 3);
+  Tensor wt({c.out, c.in}), bt({c.out});
+  wt.data = w;
+  bt.data = b;
+  Linear layer(wt, bt);
+  layer.convert(format);
+  std::vector<float> y(static_cast<size_t>(c.rows) * c.out);
+  layer.forward(x.data(), c.rows, y.data());
+  for (int r = 0; r < c.rows; ++r)
+    for (int o = 0; o < c.out; ++o) {
+      double exact = b[o], magnitude = 0;
+      for (int i = 0; i < c.in; ++i) {
+        exact += double(w[static_cast<size_t>(o) * c.in + i]) * x[static_cast<size_t>(r) * c.in + i];
+        magnitude += std::fabs(double(w[static_cast<size_t>(o) * c.in + i]) * x[static_cast<size_t>(r) * c.in + i]);
+      }
+      ASSERT_NEAR(y[static_cast<size_t>(r) * c.out + o], exact, tolerance * magnitude + 1e-5)
+          << "row " << r << " col " << o << " rows=" << c.rows << " in=" << c.in;
+    }
+}
+
+const Case kCases[] = {{1, 384, 70}, {2, 64, 40}, {5, 384, 33}, {8, 100, 17}, {13, 77, 9}, {3, 1536, 12}, {150, 384, 700}};
+
+TEST(StreamingProduct, Fp32MatchesDefinition) {
+  for (const Case& c : kCases) expect_close(WeightFormat::kFloat32, c, 1e-6);
+}
+
+TEST(StreamingProduct, Fp16MatchesDefinition) {
+  for (const Case& c : kCases) expect_close(WeightFormat::kFloat16Rows, c, 1e-6);
+}
+
+TEST(StreamingProduct, Fp16RowsAreRefusedForWeightsFp16CannotHold) {
+  Tensor wt({2, 8});
+  wt.data[3] = 1.0f + 1.0f / 4096;  // needs 12 mantissa bits
+  Linear layer(wt, Tensor());
+  EXPECT_FALSE(layer.exact_in_fp16());
+  EXPECT_THROW(layer.convert(WeightFormat::kFloat16Rows), Error);
+}
+
+TEST(StreamingProduct, Bf16MatchesDefinitionToBf16Precision) {
+  for (const Case& c : kCases) expect_close(WeightFormat::kBfloat16Rows, c, 1.0 / 256);
+}
+
+TEST(StreamingProduct, Int8MatchesDefinitionToQuantisationError) {
+  // Weights only are quantised: each weight off by at most half a step, 1/254 of its row's largest.
+  for (const Case& c : kCases) expect_close(WeightFormat::kInt8Rows, c, 0.02);
+}
+
+TEST(StreamingProduct, Int8KeepsZeroRowsAndRowsOfOneSign) {
+  Tensor wt({2, 70});
+  for (int i = 0; i < 70; ++i) wt.data[70 + i] = 0.5f + 0.01f * i;  // row 0 zero, row 1 positive
+  Linear layer(wt, Tensor());
+  layer.convert(WeightFormat::kInt8Rows);
+  std::vector<float> x(70, 1.0f), y(2);
+  layer.forward(x.data(), 1, y.data());
+  EXPECT_EQ(y[0], 0.0f);
+  double exact = 0;
+  for (int i = 0; i < 70; ++i) exact += 0.5 + 0.01 * i;
+  EXPECT_NEAR(y[1], exact, exact * 0.01);
+}
+
+TEST(StreamingProduct, WeightRowsReadBackInEveryStreamingFormat) {
+  Tensor wt({3, 40});
+  wt.data = random_values(120, 9);
+  for (WeightFormat f : {WeightFormat::kFloat32, WeightFormat::kFloat16Rows, WeightFormat::kBfloat16Rows, WeightFormat::kInt8Rows}) {
+    Linear layer(wt, Tensor());
+    layer.convert(f);
+    std::vector<float> row(40);
+    layer.weight_row(2, row.data());
+    for (int i = 0; i < 40; ++i) EXPECT_NEAR(row[i], wt.data[80 + i], 0.02 * std::fabs(wt.data[80 + i]) + 0.02) << i;
+  }
+}
+
+}  // namespace
+}  // namespace auris

@@ -1,0 +1,35 @@
+#include "engine_timings.h"
+
+#include <nlohmann/json.hpp>
+
+namespace auris::cli {
+
+namespace {
+double per(double seconds, long long count) { return count > 0 ? 1000.0 * seconds / static_cast<double>(count) : 0.0; }
+}  // namespace
+
+std::string engine_timings_json(const EngineCounters& c, const ModelInfo& model) {
+  nlohmann::json j;
+  j["encoder_windows"] = c.encoder_windows;
+  j["encoder_ms_per_window"] = per(c.encoder_seconds, c.encoder_windows);
+  j["cross_kv_ms_per_window"] = per(c.cross_kv_seconds, c.encoder_windows);
+  j["prefills"] = c.prefills;
+  j["prefill_ms"] = per(c.prefill_seconds, c.prefills);
+  j["decode_steps"] = c.decode_steps;
+  j["decode_rows"] = c.decode_rows;
+  j["decode_ms_per_step"] = per(c.decode_seconds, c.decode_steps);
+  j["mean_rows_per_step"] = c.decode_steps > 0 ? static_cast<double>(c.decode_rows) / c.decode_steps : 0.0;
+  j["encoder_s"] = c.encoder_seconds;
+  j["cross_kv_s"] = c.cross_kv_seconds;
+  j["prefill_s"] = c.prefill_seconds;
+  j["decode_s"] = c.decode_seconds;
+  j["model"] = {{"n_mels", model.n_mels},
+                {"n_vocab", model.n_vocab},
+                {"n_audio_layer", model.n_audio_layer},
+                {"n_audio_state", model.n_audio_state},
+                {"n_text_layer", model.n_text_layer},
+                {"n_text_state", model.n_text_state}};
+  return j.dump();
+}
+
+}  // namespace auris::cli

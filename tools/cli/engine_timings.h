@@ -1,0 +1,15 @@
+// --print-timings: the engine's per-stage figures as one JSON line, read by bench/speed.py.
+#pragma once
+
+#include <string>
+
+#include "auris/model.h"
+#include "auris/transcribe.h"
+
+namespace auris::cli {
+
+// {"encoder_windows":..,"encoder_ms_per_window":..,"prefill_ms":..,"decode_ms_per_step":..,
+//  "model":{"n_audio_state":..,...}}: the model's dimensions let the benchmark count FLOPs and bytes.
+std::string engine_timings_json(const EngineCounters& c, const ModelInfo& model);
+
+}  // namespace auris::cli
