@@ -21,10 +21,10 @@ float max_of(std::span<const float> values) {
 double sum_exp_shifted(std::span<const float> values, float shift) {
   constexpr int L = simd::kLanes;
   const simd::Vec vshift = simd::set1(shift);
-  double sums[4] = {0, 0, 0, 0};
+  simd::DoubleSum sums;
   size_t i = 0;
-  for (; i + L <= values.size(); i += L) simd::accumulate_double(sums, simd::exp(simd::sub(simd::load(&values[i]), vshift)));
-  double sum = sums[0] + sums[1] + sums[2] + sums[3];
+  for (; i + L <= values.size(); i += L) sums.add(simd::exp_nonpositive(simd::sub(simd::load(&values[i]), vshift)));
+  double sum = sums.total();
   for (; i < values.size(); ++i) sum += std::exp(values[i] - shift);
   return sum;
 }

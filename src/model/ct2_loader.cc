@@ -104,9 +104,7 @@ class Ct2Model {
     if (n == 0) return t;
     switch (v.type) {
       case kF32: std::memcpy(t.data.data(), p, n * 4); break;
-      case kF16:
-        for (size_t i = 0; i < n; ++i) t.data[i] = fp16_to_float(load<uint16_t>(p, i));
-        break;
+      case kF16: fp16_to_float_n(p, n, t.data.data()); break;
       case kBF16:
         for (size_t i = 0; i < n; ++i) t.data[i] = bf16_to_float(load<uint16_t>(p, i));
         break;

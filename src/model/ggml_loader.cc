@@ -48,11 +48,7 @@ ModelData load_ggml(const std::string& file) {
     if (type == kGgmlF32) {
       std::memcpy(t.data.data(), bytes.data(), numel * 4);
     } else {
-      for (size_t i = 0; i < numel; ++i) {
-        uint16_t h;
-        std::memcpy(&h, bytes.data() + 2 * i, 2);
-        t.data[i] = fp16_to_float(h);
-      }
+      fp16_to_float_n(bytes.data(), numel, t.data.data());
     }
     out.weights.put(name, std::move(t));
   }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 namespace auris {
 namespace {
@@ -40,6 +41,36 @@ TEST(HalfFloat, Bfloat16) {
     const float f = bf16_to_float(static_cast<uint16_t>(b));
     if (std::isnan(f)) continue;
     ASSERT_EQ(float_to_bf16(f), b);
+  }
+}
+
+// The bulk conversions (vectorised where the build has F16C) agree with the bit-by-bit ones on
+// every fp16 value, at every offset (the byte source may be unaligned).
+TEST(HalfFloat, BulkConversionsMatchScalar) {
+  std::vector<uint8_t> bytes(2 * 65536 + 1);
+  for (uint32_t h = 0; h < 65536; ++h) {
+    bytes[1 + 2 * h] = static_cast<uint8_t>(h & 0xff);
+    bytes[2 + 2 * h] = static_cast<uint8_t>(h >> 8);
+  }
+  std::vector<float> wide(65536);
+  fp16_to_float_n(bytes.data() + 1, wide.size(), wide.data());
+  std::vector<float> finite;
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float expected = fp16_to_float(static_cast<uint16_t>(h));
+    if (std::isnan(expected)) {
+      ASSERT_TRUE(std::isnan(wide[h])) << h;
+      continue;
+    }
+    ASSERT_EQ(wide[h], expected) << h;
+    finite.push_back(expected);
+  }
+  std::vector<uint16_t> narrow(finite.size());
+  EXPECT_TRUE(float_to_fp16_exact_n(finite.data(), finite.size(), narrow.data()));
+  for (size_t i = 0; i < finite.size(); ++i) ASSERT_EQ(fp16_to_float(narrow[i]), finite[i]) << i;
+  for (size_t at : {size_t{3}, finite.size() - 2}) {  // one inexact value, in the vector body or the tail
+    std::vector<float> one_off = finite;
+    one_off[at] = 1.0f + 1.0f / 4096;
+    EXPECT_FALSE(float_to_fp16_exact_n(one_off.data(), one_off.size(), narrow.data())) << at;
   }
 }
 

@@ -94,11 +94,13 @@ Tensor SafetensorsFile::read(const std::string& name) const {
   const size_t n = t.data.size();
   if (e.dtype == "F32") {
     std::memcpy(t.data.data(), p, n * 4);
+  } else if (e.dtype == "F16") {
+    fp16_to_float_n(p, n, t.data.data());
   } else {
     for (size_t i = 0; i < n; ++i) {
       uint16_t h;
       std::memcpy(&h, p + 2 * i, 2);
-      t.data[i] = e.dtype == "F16" ? fp16_to_float(h) : bf16_to_float(h);
+      t.data[i] = bf16_to_float(h);
     }
   }
   return t;

@@ -47,13 +47,12 @@ class Builder {
 // The decode step streams the decoder's weights for a few rows: they are stored in the fewest bytes
 // the compute type allows. float32 keeps fp32 arithmetic and stores fp16 where that is exact (every
 // weight of an fp16 checkpoint): half the bytes, the same products.
-WeightFormat streamed_format(const Linear& layer, ComputeType type) {
+void convert_streamed(Linear& layer, ComputeType type) {
   switch (type) {
-    case ComputeType::kInt8: return WeightFormat::kInt8Rows;
-    case ComputeType::kBfloat16: return WeightFormat::kBfloat16Rows;
-    case ComputeType::kFloat32: break;
+    case ComputeType::kInt8: return layer.convert(WeightFormat::kInt8Rows);
+    case ComputeType::kBfloat16: return layer.convert(WeightFormat::kBfloat16Rows);
+    case ComputeType::kFloat32: layer.to_fp16_rows_if_exact(); return;
   }
-  return layer.exact_in_fp16() ? WeightFormat::kFloat16Rows : WeightFormat::kFloat32;
 }
 
 // Products over 1500-3000 rows (the encoder, the window's cross K/V) go to oneDNN's packed GEMM: in
@@ -69,7 +68,7 @@ void convert_weights(WhisperModel& m, ComputeType type) {
   for (DecoderBlock& blk : m.decoder_blocks)
     for (Linear* l : {&blk.qkv, &blk.attn_out, &blk.cross_query, &blk.cross_out, &blk.mlp_in, &blk.mlp_out})
       few_rows.push_back(l);
-  for (Linear* l : few_rows) l->convert(streamed_format(*l, type));
+  for (Linear* l : few_rows) convert_streamed(*l, type);
 }
 
 }  // namespace

@@ -46,9 +46,16 @@ Linear Linear::concat(const std::vector<const Linear*>& parts) {
   return fused;
 }
 
-bool Linear::exact_in_fp16() const {
+bool Linear::to_fp16_rows_if_exact() {
   if (format_ != WeightFormat::kFloat32) return false;
-  return std::all_of(weight_.begin(), weight_.end(), [](float w) { return fp16_to_float(float_to_fp16(w)) == w; });
+  half_rows_.resize(weight_.size());
+  if (!float_to_fp16_exact_n(weight_.data(), weight_.size(), half_rows_.data())) {
+    std::vector<uint16_t>().swap(half_rows_);
+    return false;
+  }
+  format_ = WeightFormat::kFloat16Rows;
+  std::vector<float>().swap(weight_);
+  return true;
 }
 
 void Linear::convert(WeightFormat format) {
@@ -63,10 +70,9 @@ void Linear::convert(WeightFormat format) {
       packed_ = std::make_shared<PackedGemm>(weight_.data(), out_, in_, bias_, GemmPrecision::kBfloat16);
       break;
     case WeightFormat::kFloat16Rows:
-      if (!exact_in_fp16()) throw Error("these weights are not fp16 values: fp16 rows would change the products");
-      half_rows_.resize(weight_.size());
-      std::transform(weight_.begin(), weight_.end(), half_rows_.begin(), float_to_fp16);
-      break;
+      if (!to_fp16_rows_if_exact())
+        throw Error("these weights are not fp16 values: fp16 rows would change the products");
+      return;
     case WeightFormat::kBfloat16Rows:
       half_rows_.resize(weight_.size());
       std::transform(weight_.begin(), weight_.end(), half_rows_.begin(), float_to_bf16);

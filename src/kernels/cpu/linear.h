@@ -34,9 +34,9 @@ class Linear {
   // Converts the fp32 weights to `format` and frees them. Once, at load.
   void convert(WeightFormat format);
   WeightFormat format() const { return format_; }
-  // Whether every fp32 weight is exactly an fp16 value (true for the fp16 checkpoints), so that
-  // kFloat16Rows changes no product.
-  bool exact_in_fp16() const;
+  // Converts to kFloat16Rows if every fp32 weight is exactly an fp16 value (true for the fp16
+  // checkpoints), so that no product changes; otherwise keeps fp32 and returns false.
+  bool to_fp16_rows_if_exact();
 
   // Up to this many rows go through the weight-streaming kernel in fp32; more through sgemm.
   static constexpr int kFewRows = 8;

@@ -52,14 +52,14 @@ void softmax_inplace(float* x, int n) {
   float max = simd::reduce_max(vmax);
   for (; i < n; ++i) max = x[i] > max ? x[i] : max;
   // The sum is kept in double: 1500-key rows lose nothing to rounding.
-  double sums[4] = {0, 0, 0, 0};
+  simd::DoubleSum sums;
   const simd::Vec shift = simd::set1(max);
   for (i = 0; i + L <= n; i += L) {
-    const simd::Vec e = simd::exp(simd::sub(simd::load(x + i), shift));
+    const simd::Vec e = simd::exp_nonpositive(simd::sub(simd::load(x + i), shift));
     simd::store(x + i, e);
-    simd::accumulate_double(sums, e);
+    sums.add(e);
   }
-  double sum = sums[0] + sums[1] + sums[2] + sums[3];
+  double sum = sums.total();
   for (; i < n; ++i) {
     x[i] = std::exp(x[i] - max);
     sum += x[i];

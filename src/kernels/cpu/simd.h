@@ -57,13 +57,23 @@ inline float reduce_max(Vec v) {
   s = _mm_max_ss(s, _mm_movehdup_ps(s));
   return _mm_cvtss_f32(s);
 }
-// Lane sums as doubles, for long reductions (softmax over 1500 keys) that must not drift.
-inline void accumulate_double(double* sum4, Vec v) {
-  __m256d acc = _mm256_loadu_pd(sum4);
-  acc = _mm256_add_pd(acc, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
-  acc = _mm256_add_pd(acc, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
-  _mm256_storeu_pd(sum4, acc);
-}
+// A running sum of float vectors kept in double lanes, for long reductions (softmax over 1500 keys)
+// that must not drift. Two accumulators so consecutive adds need not wait for each other.
+class DoubleSum {
+ public:
+  void add(Vec v) {
+    lo_ = _mm256_add_pd(lo_, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+    hi_ = _mm256_add_pd(hi_, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+  }
+  double total() const {
+    const __m256d s = _mm256_add_pd(lo_, hi_);
+    __m128d t = _mm_add_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(t, _mm_unpackhi_pd(t, t)));
+  }
+
+ private:
+  __m256d lo_ = _mm256_setzero_pd(), hi_ = _mm256_setzero_pd();
+};
 
 // Weights stored narrower than fp32, widened exactly in registers.
 inline Vec load_fp16(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
@@ -98,32 +108,36 @@ inline Vec round_nearest(Vec x) { return {std::nearbyint(x.x)}; }
 inline Vec exp2_integer(Vec n) { return {std::ldexp(1.0f, static_cast<int>(n.x))}; }
 inline float reduce_add(Vec v) { return v.x; }
 inline float reduce_max(Vec v) { return v.x; }
-inline void accumulate_double(double* sum4, Vec v) { sum4[0] += v.x; }
+class DoubleSum {
+ public:
+  void add(Vec v) { sum_ += v.x; }
+  double total() const { return sum_; }
+
+ private:
+  double sum_ = 0.0;
+};
 inline Vec load_fp16(const uint16_t* p) { return {fp16_to_float(*p)}; }
 inline Vec load_bf16(const uint16_t* p) { return {bf16_to_float(*p)}; }
 inline Vec load_int8(const int8_t* p) { return {static_cast<float>(*p)}; }
 #endif
 
-// e^x, within 2 ulp of expf for x >= -87.3 (scores minus their maximum: softmax's range); exactly 0
-// below, -inf included (masked scores). x = n ln2 + r with |r| <= ln2/2; e^r by its degree-7 Taylor
-// polynomial (truncation below 6e-9 relative); 2^n by exponent arithmetic.
-inline Vec exp(Vec x) {
-  const Vec clamped = min(max(x, set1(-87.3f)), set1(88.7f));
+// e^x for x <= 0 (scores minus their maximum: softmax's domain), within 2 ulp of expf down to
+// -87.3 and exactly 0 below, -inf included (masked scores). x = n ln2 + r with |r| <= ln2/2; e^r by
+// its degree-7 Taylor polynomial (truncation below 6e-9 relative) evaluated by Estrin's scheme, whose
+// short dependency chains let several vectors overlap; 2^n by exponent arithmetic.
+inline Vec exp_nonpositive(Vec x) {
+  const Vec clamped = max(x, set1(-87.3f));
   const Vec n = round_nearest(mul(clamped, set1(1.44269504088896341f)));
   Vec r = fmadd(n, set1(-0.693145751953125f), clamped);  // ln2 in two parts: n*ln2 is exact
   r = fmadd(n, set1(-1.428606765330187e-06f), r);
-  Vec p = set1(1.0f / 5040);
-  p = fmadd(p, r, set1(1.0f / 720));
-  p = fmadd(p, r, set1(1.0f / 120));
-  p = fmadd(p, r, set1(1.0f / 24));
-  p = fmadd(p, r, set1(1.0f / 6));
-  p = fmadd(p, r, set1(0.5f));
-  p = fmadd(p, r, set1(1.0f));
-  p = fmadd(p, r, set1(1.0f));
-  // 2^n as two factors: n reaches 128 near the top of the range, one past exp2_integer's.
-  const Vec half_n = round_nearest(mul(n, set1(0.5f)));
-  const Vec e = mul(mul(p, exp2_integer(half_n)), exp2_integer(sub(n, half_n)));
-  return select_below(x, -87.3f, zero(), e);
+  const Vec r2 = mul(r, r);
+  const Vec r4 = mul(r2, r2);
+  const Vec p01 = fmadd(r, set1(1.0f), set1(1.0f));
+  const Vec p23 = fmadd(r, set1(1.0f / 6), set1(0.5f));
+  const Vec p45 = fmadd(r, set1(1.0f / 120), set1(1.0f / 24));
+  const Vec p67 = fmadd(r, set1(1.0f / 5040), set1(1.0f / 720));
+  const Vec p = fmadd(fmadd(p67, r2, p45), r4, fmadd(p23, r2, p01));
+  return select_below(x, -87.3f, zero(), mul(p, exp2_integer(n)));
 }
 
 // Exact GELU, x * Phi(x) = x/2 * erfc(-x/sqrt2), through Abramowitz & Stegun 7.1.26:
@@ -138,7 +152,7 @@ inline Vec gelu(Vec x) {
   poly = fmadd(poly, t, set1(1.421413741f));
   poly = fmadd(poly, t, set1(-0.284496736f));
   poly = fmadd(poly, t, set1(0.254829592f));
-  const Vec tail = mul(mul(poly, t), exp(mul(mul(z, z), set1(-1.0f))));  // erfc(|x|/sqrt2)
+  const Vec tail = mul(mul(poly, t), exp_nonpositive(mul(mul(z, z), set1(-1.0f))));  // erfc(|x|/sqrt2)
   const Vec phi2 = select_below(x, 0.0f, tail, sub(set1(2.0f), tail));   // 2 Phi(x)
   return mul(mul(x, set1(0.5f)), phi2);
 }

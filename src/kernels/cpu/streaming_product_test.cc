@@ -68,8 +68,12 @@ TEST(StreamingProduct, Fp16RowsAreRefusedForWeightsFp16CannotHold) {
   Tensor wt({2, 8});
   wt.data[3] = 1.0f + 1.0f / 4096;  // needs 12 mantissa bits
   Linear layer(wt, Tensor());
-  EXPECT_FALSE(layer.exact_in_fp16());
   EXPECT_THROW(layer.convert(WeightFormat::kFloat16Rows), Error);
+  EXPECT_FALSE(layer.to_fp16_rows_if_exact());
+  EXPECT_EQ(layer.format(), WeightFormat::kFloat32);
+  std::vector<float> x(8, 1.0f), y(2);
+  layer.forward(x.data(), 1, y.data());
+  EXPECT_EQ(y[0], 1.0f + 1.0f / 4096) << "the fp32 weights are kept";
 }
 
 TEST(StreamingProduct, Bf16MatchesDefinitionToBf16Precision) {
