@@ -147,7 +147,7 @@ def summarise(case):
         row["x_real_time"] = case["audio_seconds"] / row["wall_s"]["median"]
         t = runs[0]["timings"]
         if "encoder_ms_per_window" in t:
-            for key in ("encoder_ms_per_window", "prefill_ms", "decode_ms_per_step", "mean_rows_per_step"):
+            for key in ("encoder_ms_per_window", "cross_kv_ms_per_window", "prefill_ms", "decode_ms_per_step", "mean_rows_per_step"):
                 row[key] = spread([r["timings"][key] for r in runs])
             row["model_dims"] = t["model"]
         rows[label] = row
@@ -162,47 +162,61 @@ def encoder_flops(d):
     return convs + layers * per_layer
 
 
-def decode_weight_bytes(d, bytes_per_weight):
-    """Weights one decode step reads: every decoder layer (self QKV+out, cross Q+out, MLP) and the
-    vocabulary projection. The cross K/V cache it also reads is counted separately."""
-    w = d["n_text_state"]
-    per_layer = (3 * w * w + w * w) + (w * w + w * w) + 8 * w * w
-    return bytes_per_weight * (d["n_text_layer"] * per_layer + d["n_vocab"] * w)
+def ratio_line(rows, ours, peer, target):
+    if ours not in rows or peer not in rows:
+        return None
+    r = rows[peer]["wall_s"]["median"] / rows[ours]["wall_s"]["median"]
+    verdict = "met" if r >= target else f"missed by {target - r:.2f}x"
+    return f"- {ours} vs {peer}: **{r:.2f}x** faster (target {target}x: {verdict})"
 
 
 def markdown(results, floors):
     lines = []
     peak = floors["sgemm_gflops"]["median"]
     bandwidth = floors["read_gbs"]["median"]
-    lines.append(f"Floors (same run, {floors['threads']} threads): sgemm {peak:.1f} GFLOP/s "
+    lines.append(f"Floors (same run, {floors['threads']} threads, {floors['blas']}): sgemm {peak:.1f} GFLOP/s "
                  f"({floors['sgemm_gflops']['min']:.1f}-{floors['sgemm_gflops']['max']:.1f}), "
                  f"streaming read {bandwidth:.1f} GB/s ({floors['read_gbs']['min']:.1f}-{floors['read_gbs']['max']:.1f}).\n")
     for case in results:
         rows = case["summary"]
         lines.append(f"### {case['model']}, {case['audio']} ({case['audio_seconds']:.0f} s), {case['decoding']}\n")
-        lines.append("| engine | wall s median (min-max) | x real time | peak RSS MB | WER | auris fp32 speed-up |")
-        lines.append("|---|---|---|---|---|---|")
-        base = rows.get("auris float32", {}).get("wall_s", {}).get("median")
+        lines.append("| engine | wall s median (min-max), n | x real time | peak RSS MB | WER |")
+        lines.append("|---|---|---|---|---|")
         for label, r in rows.items():
             w = r["wall_s"]
-            ratio = f"{w['median'] / base:.2f}x" if base else "-"
-            lines.append(f"| {label} | {w['median']:.2f} ({w['min']:.2f}-{w['max']:.2f}) | {r['x_real_time']:.1f} | "
-                         f"{r['rss_mb']['median']:.0f} | {r['wer']:.4f} | {ratio} |")
+            lines.append(f"| {label} | {w['median']:.2f} ({w['min']:.2f}-{w['max']:.2f}), {w['n']} | {r['x_real_time']:.1f} | "
+                         f"{r['rss_mb']['median']:.0f} | {r['wer']:.4f} |")
+        lines.append("")
+        fastest = min((l for l in rows if l.startswith("auris ") and "," not in l), key=lambda l: rows[l]["wall_s"]["median"],
+                      default=None)
+        for ours, peer, target in [("auris float32", "faster-whisper float32", 1.5), ("auris float32", "whisper.cpp f16", 1.5),
+                                   (fastest, "faster-whisper int8", 1.3), (fastest, "whisper.cpp f16", 1.3)]:
+            line = ratio_line(rows, ours, peer, target)
+            if line:
+                lines.append(line)
+        for label, r in rows.items():
+            if label.startswith("auris float32,") and "auris float32" in rows:
+                slower = r["wall_s"]["median"] / rows["auris float32"]["wall_s"]["median"]
+                step = r["decode_ms_per_step"]["median"] / rows["auris float32"]["decode_ms_per_step"]["median"]
+                lines.append(f"- ablation, {label[len('auris float32, '):]}: {slower:.2f}x the wall time, "
+                             f"{step:.2f}x the decode step: the cache design's saving")
         lines.append("")
         stage = [(l, r) for l, r in rows.items() if "encoder_ms_per_window" in r]
         if stage:
-            lines.append("| auris stage | encoder ms/window | encoder % of sgemm peak | prefill ms | decode ms/step (rows) | step / bandwidth floor |")
-            lines.append("|---|---|---|---|---|---|")
+            lines.append("| auris stage | encoder ms/window (% of sgemm peak) | cross K/V ms/window | prefill ms | "
+                         "decode ms/step (rows) | step / weights floor | step / weights+cache floor |")
+            lines.append("|---|---|---|---|---|---|---|")
             for label, r in stage:
                 d = r["model_dims"]
-                enc = r["encoder_ms_per_window"]["median"]
-                frac = encoder_flops(d) / (enc / 1000.0) / 1e9 / peak
+                enc = r["encoder_ms_per_window"]
+                frac = encoder_flops(d) / (enc["median"] / 1000.0) / 1e9 / peak
                 step = r["decode_ms_per_step"]["median"]
-                bpw = {"float32": 4, "bfloat16": 2, "int8": 1}.get(label.split()[1].rstrip(","), 4)
-                floor_ms = decode_weight_bytes(d, bpw) / (bandwidth * 1e9) * 1000.0
-                lines.append(f"| {label} | {enc:.0f} ({r['encoder_ms_per_window']['min']:.0f}-{r['encoder_ms_per_window']['max']:.0f}) | "
-                             f"{100 * frac:.0f}% | {r['prefill_ms']['median']:.1f} | {step:.2f} ({r['mean_rows_per_step']['median']:.1f}) | "
-                             f"{step / floor_ms:.2f}x of {floor_ms:.2f} ms |")
+                weights_ms = d["decode_weight_bytes"] / (bandwidth * 1e9) * 1000.0
+                all_ms = (d["decode_weight_bytes"] + d["cross_kv_cache_bytes"]) / (bandwidth * 1e9) * 1000.0
+                lines.append(f"| {label} | {enc['median']:.0f} ({enc['min']:.0f}-{enc['max']:.0f}), {100 * frac:.0f}% | "
+                             f"{r['cross_kv_ms_per_window']['median']:.0f} | {r['prefill_ms']['median']:.1f} | "
+                             f"{step:.2f} ({r['mean_rows_per_step']['median']:.1f}) | {step / weights_ms:.2f}x of {weights_ms:.2f} ms | "
+                             f"{step / all_ms:.2f}x of {all_ms:.2f} ms |")
             lines.append("")
     return "\n".join(lines)
 

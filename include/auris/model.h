@@ -29,6 +29,11 @@ struct ModelInfo {
   int n_text_state = 0;
   bool multilingual = false;
   ComputeType compute_type = ComputeType::kFloat32;
+  // What one decode step must read from memory (the benchmark's bandwidth floor): the decoder's
+  // weights and the vocabulary projection in their stored format, and the window's cross-attention
+  // K/V cache.
+  size_t decode_weight_bytes = 0;
+  size_t cross_kv_cache_bytes = 0;
 };
 
 class Model {

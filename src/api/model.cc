@@ -79,7 +79,10 @@ std::shared_ptr<const Model> Model::load(const std::string& path_or_name, Comput
   if (tokenizer.n_vocab() != data.dims.n_vocab)
     throw Error("model vocabulary (" + std::to_string(tokenizer.n_vocab()) + " tokens) does not match its embedding (" +
                 std::to_string(data.dims.n_vocab) + " rows): the vocabulary file belongs to another model");
-  auto impl = std::unique_ptr<Impl>(new Impl{std::move(info), build_whisper_model(std::move(data), compute_type), std::move(tokenizer)});
+  WhisperModel whisper = build_whisper_model(std::move(data), compute_type);
+  info.decode_weight_bytes = whisper.decode_weight_bytes();
+  info.cross_kv_cache_bytes = static_cast<size_t>(whisper.dims.n_audio_ctx) * whisper.cross_kv_all_layers.out_features() * sizeof(float);
+  auto impl = std::unique_ptr<Impl>(new Impl{std::move(info), std::move(whisper), std::move(tokenizer)});
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }
 

@@ -34,8 +34,8 @@ struct Variable {
 
 class Ct2Model {
  public:
-  Ct2Model(std::span<const uint8_t> bytes, const std::string& path) : path_(path) {
-    ByteReader in(bytes, "'" + path + "'");
+  Ct2Model(const MappedFile& file, const std::string& path) : file_(file), path_(path) {
+    ByteReader in(file.bytes(), "'" + path + "'");
     const uint32_t version = in.read<uint32_t>();
     if (version == 0 || version > kNewestBinaryVersion)
       throw Error("'" + path + "' has CTranslate2 binary version " + std::to_string(version) +
@@ -58,7 +58,7 @@ class Ct2Model {
         const uint32_t dim = in.read<uint32_t>();
         v.shape.push_back(dim);
         numel *= dim;
-        if (numel > bytes.size()) throw Error(where(name) + "claims more elements than the file holds: the file is truncated or corrupted");
+        if (numel > file.bytes().size()) throw Error(where(name) + "claims more elements than the file holds: the file is truncated or corrupted");
       }
       uint64_t num_bytes;
       if (version >= 4) {
@@ -120,6 +120,7 @@ class Ct2Model {
       }
       default: throw Error(where(name) + "is stored as " + kTypeName[v.type] + ", which is not a weight type");
     }
+    file_.release(v.data);
     return t;
   }
 
@@ -179,6 +180,7 @@ class Ct2Model {
     return scale.data;
   }
 
+  const MappedFile& file_;
   std::string path_;
   std::map<std::string, Variable> variables_;
   std::map<std::string, std::string> aliases_;
@@ -278,7 +280,7 @@ ModelData load_ctranslate2(const std::string& dir) {
   const std::string bin = (fs::path(dir) / "model.bin").string();
   if (!fs::exists(bin)) throw Error("'" + dir + "' has no model.bin: it is not a CTranslate2 model directory");
   MappedFile file(bin);
-  const Ct2Model model(file.bytes(), bin);
+  const Ct2Model model(file, bin);
 
   Converter c(model, bin);
   c.linear("encoder.conv1", "encoder/conv1");

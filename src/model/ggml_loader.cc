@@ -50,6 +50,7 @@ ModelData load_ggml(const std::string& file) {
     } else {
       fp16_to_float_n(bytes.data(), numel, t.data.data());
     }
+    mapped.release(bytes);
     out.weights.put(name, std::move(t));
   }
   validate_weights(out.weights, out.dims, "ggml file '" + file + "'");

@@ -103,6 +103,7 @@ Tensor SafetensorsFile::read(const std::string& name) const {
       t.data[i] = bf16_to_float(h);
     }
   }
+  file_->release({p, n * (e.dtype == "F32" ? 4u : 2u)});
   return t;
 }
 

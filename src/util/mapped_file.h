@@ -18,6 +18,10 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
 
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
+  // Drops the whole pages inside `range` (a part of bytes()) from memory: loaders call it once they
+  // have converted a tensor, so a model's file and its converted weights are never resident together.
+  // A later read of the range faults the pages back in from the file.
+  void release(std::span<const uint8_t> range) const;
   const std::string& path() const { return path_; }
 
  private:

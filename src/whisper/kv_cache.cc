@@ -1,5 +1,6 @@
 #include "whisper/kv_cache.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "auris/error.h"
@@ -11,24 +12,30 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
   width_ = model.dims.n_text_state;
   const int n_head = model.dims.n_text_head;
   d_head_ = width_ / n_head;
-  const int projected_width = model.cross_kv_all_layers.out_features();
-  projected_.resize(static_cast<size_t>(n_ctx_) * projected_width);
-  model.cross_kv_all_layers.forward(encoder_out, n_ctx_, projected_.data());
-  // Regroup [row][layer][K|V][head][d] as [layer][K|V][head]: keys transposed to [d][row], values
-  // [row][d].
-  data_.resize(projected_.size());
+  const Linear& projection = model.cross_kv_all_layers;
+  const int projected_width = projection.out_features();
+  data_.resize(static_cast<size_t>(n_ctx_) * projected_width);
+  // The projection runs over chunks of 512 rows into a small buffer (large-v3's whole output would be
+  // 0.5 GB twice over; smaller chunks would re-pack the weights too often), each chunk regrouped from [row][layer][K|V][head][d] into [layer][K|V][head]: keys
+  // transposed to [d][row], values [row][d].
+  constexpr int kChunkRows = 512;
+  projected_.resize(static_cast<size_t>(kChunkRows) * projected_width);
   const int blocks = projected_width / d_head_;  // layers * 2 * heads
+  for (int t0 = 0; t0 < n_ctx_; t0 += kChunkRows) {
+    const int rows = std::min(kChunkRows, n_ctx_ - t0);
+    projection.forward(encoder_out + static_cast<size_t>(t0) * width_, rows, projected_.data());
 #pragma omp parallel for schedule(static)
-  for (int b = 0; b < blocks; ++b) {
-    float* dst = data_.data() + static_cast<size_t>(b) * n_ctx_ * d_head_;
-    const float* src = projected_.data() + static_cast<size_t>(b) * d_head_;
-    const bool is_key = (b / n_head) % 2 == 0;
-    for (int t = 0; t < n_ctx_; ++t) {
-      const float* row = src + static_cast<size_t>(t) * projected_width;
-      if (is_key) {
-        for (int c = 0; c < d_head_; ++c) dst[static_cast<size_t>(c) * n_ctx_ + t] = row[c];
-      } else {
-        std::memcpy(dst + static_cast<size_t>(t) * d_head_, row, d_head_ * sizeof(float));
+    for (int b = 0; b < blocks; ++b) {
+      float* dst = data_.data() + static_cast<size_t>(b) * n_ctx_ * d_head_;
+      const float* src = projected_.data() + static_cast<size_t>(b) * d_head_;
+      const bool is_key = (b / n_head) % 2 == 0;
+      for (int t = 0; t < rows; ++t) {
+        const float* row = src + static_cast<size_t>(t) * projected_width;
+        if (is_key) {
+          for (int c = 0; c < d_head_; ++c) dst[static_cast<size_t>(c) * n_ctx_ + t0 + t] = row[c];
+        } else {
+          std::memcpy(dst + static_cast<size_t>(t0 + t) * d_head_, row, d_head_ * sizeof(float));
+        }
       }
     }
   }
@@ -37,8 +44,9 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
 SelfKVCache::SelfKVCache(int n_layers, int max_rows, int n_ctx, int width)
     : n_layers_(n_layers), max_rows_(max_rows), n_ctx_(n_ctx), width_(width) {
   const size_t size = static_cast<size_t>(n_layers) * max_rows * n_ctx * width;
-  k_.assign(size, 0.0f);
-  v_.assign(size, 0.0f);
+  k_.reset(static_cast<float*>(std::calloc(size, sizeof(float))));
+  v_.reset(static_cast<float*>(std::calloc(size, sizeof(float))));
+  if (!k_ || !v_) throw Error("out of memory for the decoder's self-attention cache (" + std::to_string(2 * size * sizeof(float) >> 20) + " MB)");
 }
 
 void SelfKVCache::reorder(const std::vector<int>& source_rows) {
@@ -51,22 +59,22 @@ void SelfKVCache::reorder(const std::vector<int>& source_rows) {
   if (identity || length_ == 0) return;
   const size_t prefix = static_cast<size_t>(length_) * width_;
   scratch_.resize(static_cast<size_t>(rows) * prefix);
-  for (std::vector<float>* cache : {&k_, &v_}) {
+  for (float* cache : {k_.get(), v_.get()}) {
     for (int layer = 0; layer < n_layers_; ++layer) {
       for (int i = 0; i < rows; ++i)
-        std::memcpy(scratch_.data() + i * prefix, cache->data() + offset(layer, source_rows[i]), prefix * sizeof(float));
+        std::memcpy(scratch_.data() + i * prefix, cache + offset(layer, source_rows[i]), prefix * sizeof(float));
       for (int i = 0; i < rows; ++i)
-        std::memcpy(cache->data() + offset(layer, i), scratch_.data() + i * prefix, prefix * sizeof(float));
+        std::memcpy(cache + offset(layer, i), scratch_.data() + i * prefix, prefix * sizeof(float));
     }
   }
 }
 
 void SelfKVCache::broadcast_row0(int rows) {
   const size_t prefix = static_cast<size_t>(length_) * width_;
-  for (std::vector<float>* cache : {&k_, &v_})
+  for (float* cache : {k_.get(), v_.get()})
     for (int layer = 0; layer < n_layers_; ++layer)
       for (int r = 1; r < rows; ++r)
-        std::memcpy(cache->data() + offset(layer, r), cache->data() + offset(layer, 0), prefix * sizeof(float));
+        std::memcpy(cache + offset(layer, r), cache + offset(layer, 0), prefix * sizeof(float));
 }
 
 }  // namespace auris

@@ -6,6 +6,8 @@
 //    steps append one position, attention reads only the filled prefix [0, length).
 #pragma once
 
+#include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "whisper/whisper_model.h"
@@ -28,7 +30,7 @@ class CrossKVCache {
   int n_ctx() const { return n_ctx_; }
 
  private:
-  std::vector<float> projected_;  // the GEMM's output: [n_ctx x layers*2*width]
+  std::vector<float> projected_;  // the GEMM's output for a chunk of rows: [rows x layers*2*width]
   std::vector<float> data_;       // [layers][K, V][heads][d_head x n_ctx | n_ctx x d_head]
   int width_ = 0;
   int d_head_ = 0;
@@ -39,8 +41,8 @@ class SelfKVCache {
  public:
   SelfKVCache(int n_layers, int max_rows, int n_ctx, int width);
 
-  float* keys(int layer, int row) { return k_.data() + offset(layer, row); }
-  float* values(int layer, int row) { return v_.data() + offset(layer, row); }
+  float* keys(int layer, int row) { return k_.get() + offset(layer, row); }
+  float* values(int layer, int row) { return v_.get() + offset(layer, row); }
   int length() const { return length_; }
   void set_length(int length) { length_ = length; }
   int max_rows() const { return max_rows_; }
@@ -56,7 +58,13 @@ class SelfKVCache {
   }
   int n_layers_, max_rows_, n_ctx_, width_;
   int length_ = 0;
-  std::vector<float> k_, v_, scratch_;
+  // Zeroed by calloc: the kernel maps zero pages lazily, so only the positions a window fills take
+  // memory (a static 448-position cache for 5 beams of base is 55 MB; a window fills a third).
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  std::unique_ptr<float[], Free> k_, v_;
+  std::vector<float> scratch_;
 };
 
 }  // namespace auris

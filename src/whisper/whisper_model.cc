@@ -73,6 +73,14 @@ void convert_weights(WhisperModel& m, ComputeType type) {
 
 }  // namespace
 
+size_t WhisperModel::decode_weight_bytes() const {
+  size_t bytes = token_embedding.weight_bytes();
+  for (const DecoderBlock& blk : decoder_blocks)
+    for (const Linear* l : {&blk.qkv, &blk.attn_out, &blk.cross_query, &blk.cross_out, &blk.mlp_in, &blk.mlp_out})
+      bytes += l->weight_bytes();
+  return bytes;
+}
+
 WhisperModel build_whisper_model(ModelData&& data, ComputeType compute_type) {
   WhisperModel m;
   m.dims = data.dims;

@@ -53,6 +53,9 @@ struct WhisperModel {
   // K at [l*2d, l*2d+d) and V at [l*2d+d, (l+1)*2d).
   Linear cross_kv_all_layers;
   LayerNormWeights decoder_ln;
+
+  // Bytes of weights one decode step streams: every decoder layer's and the vocabulary projection.
+  size_t decode_weight_bytes() const;
 };
 
 // Consumes the loader's canonical weights (moved, not copied) and converts them to the compute

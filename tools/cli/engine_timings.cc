@@ -28,7 +28,10 @@ std::string engine_timings_json(const EngineCounters& c, const ModelInfo& model)
                 {"n_audio_layer", model.n_audio_layer},
                 {"n_audio_state", model.n_audio_state},
                 {"n_text_layer", model.n_text_layer},
-                {"n_text_state", model.n_text_state}};
+                {"n_text_state", model.n_text_state},
+                {"compute_type", compute_type_name(model.compute_type)},
+                {"decode_weight_bytes", model.decode_weight_bytes},
+                {"cross_kv_cache_bytes", model.cross_kv_cache_bytes}};
   return j.dump();
 }
 

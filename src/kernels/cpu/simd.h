@@ -81,8 +81,23 @@ inline Vec load_bf16(const uint16_t* p) {
   const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
 }
-inline Vec load_int8(const int8_t* p) {
-  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+
+// Integer dot products, for int8 weights: 16 int8 weights widened to int16 times 16 int16
+// activations, multiplied and summed in pairs into 8 int32 lanes (pmaddwd).
+constexpr int kInt16Lanes = 16;
+using IntVec = __m256i;
+inline IntVec int_zero() { return _mm256_setzero_si256(); }
+inline IntVec load_int8_as_int16(const int8_t* p) {
+  return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+inline IntVec load_int16(const int16_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+// acc + the pairwise products of a and b.
+inline IntVec multiply_add_pairs(IntVec acc, IntVec a, IntVec b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+inline int32_t reduce_add(IntVec v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
+  return _mm_cvtsi128_si32(s);
 }
 
 #else
@@ -118,7 +133,16 @@ class DoubleSum {
 };
 inline Vec load_fp16(const uint16_t* p) { return {fp16_to_float(*p)}; }
 inline Vec load_bf16(const uint16_t* p) { return {bf16_to_float(*p)}; }
-inline Vec load_int8(const int8_t* p) { return {static_cast<float>(*p)}; }
+
+constexpr int kInt16Lanes = 1;
+struct IntVec {
+  int32_t x;
+};
+inline IntVec int_zero() { return {0}; }
+inline IntVec load_int8_as_int16(const int8_t* p) { return {*p}; }
+inline IntVec load_int16(const int16_t* p) { return {*p}; }
+inline IntVec multiply_add_pairs(IntVec acc, IntVec a, IntVec b) { return {acc.x + a.x * b.x}; }
+inline int32_t reduce_add(IntVec v) { return v.x; }
 #endif
 
 // e^x for x <= 0 (scores minus their maximum: softmax's domain), within 2 ulp of expf down to

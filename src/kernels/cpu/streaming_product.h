@@ -2,11 +2,14 @@
 // cost is reading the weights. Each kernel reads a weight row once, uses it for all input rows while
 // it sits in L1, and splits the output columns over the threads so each core streams its own share.
 // Many input rows (a prefill) go by blocks of 8, over column blocks small enough to stay in L2.
-// The weights are stored in one of four forms, widened to fp32 in registers; the arithmetic is fp32:
+// The weights are stored in one of four forms:
 //  - fp32
 //  - fp16: half the bytes; exact for the published checkpoints, which are fp16
 //  - bf16: half the bytes, fp32's range, 8 bits of mantissa
-//  - int8 with one scale per output row: a quarter of the bytes
+//    (these three are widened to fp32 in registers; the arithmetic is fp32)
+//  - int8 with one scale per output row: a quarter of the bytes; multiplied in integers with the
+//    activations rounded to int16 (one scale per input row), which costs a third of the instructions
+//    of widening every weight to fp32
 #pragma once
 
 #include <cstdint>
@@ -28,6 +31,7 @@ void stream_product_bf16(const float* x, int rows, int ldx, const uint16_t* w, i
                          const StreamingOutput& o);
 
 // Weights quantised per output row: values[o][i] * scales[o] ~ w[o][i], values in [-127, 127].
+// stream_product_int8 takes in <= 8192 (int32 sums cannot overflow).
 struct Int8Rows {
   std::vector<int8_t> values;  // [out x in]
   std::vector<float> scales;
