@@ -81,7 +81,8 @@ std::shared_ptr<const Model> Model::load(const std::string& path_or_name, Comput
                 std::to_string(data.dims.n_vocab) + " rows): the vocabulary file belongs to another model");
   WhisperModel whisper = build_whisper_model(std::move(data), compute_type);
   info.decode_weight_bytes = whisper.decode_weight_bytes();
-  info.cross_kv_cache_bytes = static_cast<size_t>(whisper.dims.n_audio_ctx) * whisper.cross_kv_all_layers.out_features() * sizeof(float);
+  info.cross_kv_cache_bytes = static_cast<size_t>(whisper.dims.n_audio_ctx) * whisper.cross_kv_all_layers.out_features() *
+                              (compute_type == ComputeType::kFloat32 ? sizeof(float) : sizeof(uint16_t));
   auto impl = std::unique_ptr<Impl>(new Impl{std::move(info), std::move(whisper), std::move(tokenizer)});
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }

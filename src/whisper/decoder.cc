@@ -9,6 +9,7 @@
 #include "auris/error.h"
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/norm_activation.h"
+#include "model/half_float.h"
 
 namespace auris {
 
@@ -74,10 +75,17 @@ void Decoder::layer(int index, int n, Mode mode, const CrossKVCache& cross, Self
   layer_norm(x_.data(), n, width, blk.cross_ln.gamma.data(), blk.cross_ln.beta.data(), normed_.data());
   blk.cross_query.forward(normed_.data(), n, projected_.data());
   if (capture_heads_) capture_cross_scores(index, n, cross);
-  attention({projected_.data(), width, n, cross.keys(index), cross.keys_row_stride(), cross.values(index),
-             cross.values_row_stride(), cross.n_ctx(), n_head, d_head, /*causal_offset=*/-1, cross.head_stride(),
-             cross.head_stride(), /*keys_transposed=*/true},
-            attended_.data(), width, scratch_);
+  AttentionInput over_window{projected_.data(), width, n, nullptr, cross.keys_row_stride(), nullptr,
+                             cross.values_row_stride(), cross.n_ctx(), n_head, d_head, /*causal_offset=*/-1,
+                             cross.head_stride(), cross.head_stride(), /*keys_transposed=*/true};
+  if (cross.fp16()) {
+    over_window.k_fp16 = cross.keys_fp16(index);
+    over_window.v_fp16 = cross.values_fp16(index);
+  } else {
+    over_window.k = cross.keys(index);
+    over_window.v = cross.values(index);
+  }
+  attention(over_window, attended_.data(), width, scratch_);
   blk.cross_out.forward(attended_.data(), n, projected_.data());
   add_inplace(x_.data(), projected_.data(), size);
 
@@ -96,8 +104,17 @@ void Decoder::capture_cross_scores(int layer, int n, const CrossKVCache& cross) 
     const auto [head_layer, head] = (*capture_heads_)[i];
     if (head_layer != layer) continue;
     float* out = capture_out_->data() + i * static_cast<size_t>(n) * n_ctx;
-    dnnl_sgemm('N', 'N', n, n_ctx, d_head, scale, projected_.data() + head * d_head, width,
-               cross.keys(layer) + head * cross.head_stride(), cross.keys_row_stride(), 0.0f, out, n_ctx);
+    const float* keys = nullptr;  // [d_head x n_ctx]
+    if (cross.fp16()) {
+      widened_keys_.resize(static_cast<size_t>(d_head) * n_ctx);
+      fp16_to_float_n(reinterpret_cast<const uint8_t*>(cross.keys_fp16(layer) + head * cross.head_stride()),
+                      widened_keys_.size(), widened_keys_.data());
+      keys = widened_keys_.data();
+    } else {
+      keys = cross.keys(layer) + head * cross.head_stride();
+    }
+    dnnl_sgemm('N', 'N', n, n_ctx, d_head, scale, projected_.data() + head * d_head, width, keys, n_ctx, 0.0f, out,
+               n_ctx);
   }
 }
 

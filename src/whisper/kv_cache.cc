@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "auris/error.h"
+#include "model/half_float.h"
 
 namespace auris {
 
@@ -14,10 +15,19 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
   d_head_ = width_ / n_head;
   const Linear& projection = model.cross_kv_all_layers;
   const int projected_width = projection.out_features();
-  data_.resize(static_cast<size_t>(n_ctx_) * projected_width);
+  const size_t size = static_cast<size_t>(n_ctx_) * projected_width;
+  const bool half = model.compute_type != ComputeType::kFloat32;
+  if (half) {
+    half_.resize(size);
+    std::vector<float>().swap(data_);
+  } else {
+    data_.resize(size);
+    std::vector<uint16_t>().swap(half_);
+  }
   // The projection runs over chunks of 512 rows into a small buffer (large-v3's whole output would be
-  // 0.5 GB twice over; smaller chunks would re-pack the weights too often), each chunk regrouped from [row][layer][K|V][head][d] into [layer][K|V][head]: keys
-  // transposed to [d][row], values [row][d].
+  // 0.5 GB twice over; smaller chunks would re-pack the weights too often), each chunk regrouped
+  // from [row][layer][K|V][head][d] into [layer][K|V][head]: keys transposed to [d][row], values
+  // [row][d].
   constexpr int kChunkRows = 512;
   projected_.resize(static_cast<size_t>(kChunkRows) * projected_width);
   const int blocks = projected_width / d_head_;  // layers * 2 * heads
@@ -26,15 +36,17 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
     projection.forward(encoder_out + static_cast<size_t>(t0) * width_, rows, projected_.data());
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) {
-      float* dst = data_.data() + static_cast<size_t>(b) * n_ctx_ * d_head_;
+      const size_t at = static_cast<size_t>(b) * n_ctx_ * d_head_;
       const float* src = projected_.data() + static_cast<size_t>(b) * d_head_;
       const bool is_key = (b / n_head) % 2 == 0;
       for (int t = 0; t < rows; ++t) {
         const float* row = src + static_cast<size_t>(t) * projected_width;
-        if (is_key) {
-          for (int c = 0; c < d_head_; ++c) dst[static_cast<size_t>(c) * n_ctx_ + t0 + t] = row[c];
-        } else {
-          std::memcpy(dst + static_cast<size_t>(t0 + t) * d_head_, row, d_head_ * sizeof(float));
+        for (int c = 0; c < d_head_; ++c) {
+          const size_t i = at + (is_key ? static_cast<size_t>(c) * n_ctx_ + t0 + t : static_cast<size_t>(t0 + t) * d_head_ + c);
+          if (half)
+            half_[i] = float_to_fp16(row[c]);
+          else
+            data_[i] = row[c];
         }
       }
     }

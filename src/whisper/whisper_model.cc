@@ -132,6 +132,7 @@ WhisperModel build_whisper_model(ModelData&& data, ComputeType compute_type) {
   }
   m.cross_kv_all_layers = Linear::concat(kv_parts);
   m.decoder_ln = b.layer_norm("decoder.ln", dt);
+  m.compute_type = compute_type;
   convert_weights(m, compute_type);
   return m;
 }

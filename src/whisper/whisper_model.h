@@ -39,6 +39,7 @@ struct DecoderBlock {
 
 struct WhisperModel {
   ModelDims dims;
+  ComputeType compute_type = ComputeType::kFloat32;
 
   Linear conv1;  // [d x n_mels*3] over im2col'd mel
   Linear conv2;  // [d x d*3], stride 2

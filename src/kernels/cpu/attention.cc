@@ -8,6 +8,7 @@
 
 #include "kernels/cpu/norm_activation.h"
 #include "kernels/cpu/simd.h"
+#include "model/half_float.h"
 
 namespace auris {
 
@@ -18,19 +19,32 @@ constexpr int L = simd::kLanes;
 // for the encoder's 1500 keys) stay in L2 between the two products and the softmax.
 constexpr int kQueryChunk = 64;
 
-// One head's operands.
+// One head's operands; keys and values as fp32 or as fp16.
 struct HeadView {
   const float* q;
   const float* k;
   const float* v;
+  const uint16_t* k16;
+  const uint16_t* v16;
   float* out;
 };
 
 HeadView head_view(const AttentionInput& in, int h, float* out) {
   const long k_stride = in.k_head_stride ? in.k_head_stride : in.d_head;
   const long v_stride = in.v_head_stride ? in.v_head_stride : in.d_head;
-  return {in.q + h * in.d_head, in.k + h * k_stride, in.v + h * v_stride, out + h * in.d_head};
+  const bool half = in.k_fp16 != nullptr;
+  return {in.q + h * in.d_head,
+          half ? nullptr : in.k + h * k_stride,
+          half ? nullptr : in.v + h * v_stride,
+          half ? in.k_fp16 + h * k_stride : nullptr,
+          half ? in.v_fp16 + h * v_stride : nullptr,
+          out + h * in.d_head};
 }
+
+inline simd::Vec load_any(const float* p) { return simd::load(p); }
+inline simd::Vec load_any(const uint16_t* p) { return simd::load_fp16(p); }
+inline float scalar_any(const float* p) { return *p; }
+inline float scalar_any(const uint16_t* p) { return fp16_to_float(*p); }
 
 int visible_keys(const AttentionInput& in, int i) {
   return in.causal_offset >= 0 ? std::min(in.n_kv, i + in.causal_offset + 1) : in.n_kv;
@@ -51,8 +65,8 @@ float dot(const float* a, const float* b, int n) {
 
 // scores[i][j] = scale * <q_i, key j> for N queries over keys transposed (key j is column j of kt,
 // row stride ldk): each load of 8 keys' components feeds N FMAs, and no horizontal sums.
-template <int N>
-void scores_over_transposed_keys(const float* q, int ldq, const float* kt, int ldk, int d, int n_kv, float scale,
+template <int N, typename K>
+void scores_over_transposed_keys(const float* q, int ldq, const K* kt, int ldk, int d, int n_kv, float scale,
                                  float* scores, int lds) {
   constexpr int J = N <= 4 ? 2 : 1;  // vectors of keys per pass: as many accumulators as registers allow
   int j = 0;
@@ -61,9 +75,9 @@ void scores_over_transposed_keys(const float* q, int ldq, const float* kt, int l
     for (int i = 0; i < N; ++i)
       for (int u = 0; u < J; ++u) acc[i][u] = simd::zero();
     for (int c = 0; c < d; ++c) {
-      const float* krow = kt + static_cast<size_t>(c) * ldk + j;
+      const K* krow = kt + static_cast<size_t>(c) * ldk + j;
       simd::Vec k[J];
-      for (int u = 0; u < J; ++u) k[u] = simd::load(krow + u * L);
+      for (int u = 0; u < J; ++u) k[u] = load_any(krow + u * L);
       for (int i = 0; i < N; ++i) {
         const simd::Vec qi = simd::set1(q[static_cast<size_t>(i) * ldq + c]);
         for (int u = 0; u < J; ++u) acc[i][u] = simd::fmadd(qi, k[u], acc[i][u]);
@@ -75,13 +89,14 @@ void scores_over_transposed_keys(const float* q, int ldq, const float* kt, int l
   for (; j < n_kv; ++j)
     for (int i = 0; i < N; ++i) {
       float sum = 0.0f;
-      for (int c = 0; c < d; ++c) sum += q[static_cast<size_t>(i) * ldq + c] * kt[static_cast<size_t>(c) * ldk + j];
+      for (int c = 0; c < d; ++c) sum += q[static_cast<size_t>(i) * ldq + c] * scalar_any(kt + static_cast<size_t>(c) * ldk + j);
       scores[static_cast<size_t>(i) * lds + j] = sum * scale;
     }
 }
 
-void scores_over_transposed_keys(int n, const float* q, int ldq, const float* kt, int ldk, int d, int n_kv,
-                                 float scale, float* scores, int lds) {
+template <typename K>
+void scores_over_transposed_keys(int n, const float* q, int ldq, const K* kt, int ldk, int d, int n_kv, float scale,
+                                 float* scores, int lds) {
   switch (n) {
     case 1: return scores_over_transposed_keys<1>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
     case 2: return scores_over_transposed_keys<2>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
@@ -95,26 +110,27 @@ void scores_over_transposed_keys(int n, const float* q, int ldq, const float* kt
 }
 
 // out[c0, c0 + U*L) = sum_j p[j] * v_j[c0, ...): U accumulators in registers over all n keys.
-template <int U>
-void weighted_values_block(const float* p, int n, const float* v, int ldv, int c0, float* out) {
+template <int U, typename V>
+void weighted_values_block(const float* p, int n, const V* v, int ldv, int c0, float* out) {
   simd::Vec acc[U];
   for (int u = 0; u < U; ++u) acc[u] = simd::zero();
   for (int j = 0; j < n; ++j) {
     const simd::Vec w = simd::set1(p[j]);
-    const float* row = v + static_cast<size_t>(j) * ldv + c0;
-    for (int u = 0; u < U; ++u) acc[u] = simd::fmadd(w, simd::load(row + u * L), acc[u]);
+    const V* row = v + static_cast<size_t>(j) * ldv + c0;
+    for (int u = 0; u < U; ++u) acc[u] = simd::fmadd(w, load_any(row + u * L), acc[u]);
   }
   for (int u = 0; u < U; ++u) simd::store(out + c0 + u * L, acc[u]);
 }
 
 // out[d] = sum_j p[j] * v_j over n value rows (row stride ldv).
-void weighted_values(const float* p, int n, const float* v, int ldv, int d, float* out) {
+template <typename V>
+void weighted_values(const float* p, int n, const V* v, int ldv, int d, float* out) {
   int c0 = 0;
   for (; c0 + 8 * L <= d; c0 += 8 * L) weighted_values_block<8>(p, n, v, ldv, c0, out);
   for (; c0 + L <= d; c0 += L) weighted_values_block<1>(p, n, v, ldv, c0, out);
   for (; c0 < d; ++c0) {
     float sum = 0.0f;
-    for (int j = 0; j < n; ++j) sum += p[j] * v[static_cast<size_t>(j) * ldv + c0];
+    for (int j = 0; j < n; ++j) sum += p[j] * scalar_any(v + static_cast<size_t>(j) * ldv + c0);
     out[c0] = sum;
   }
 }
@@ -127,7 +143,9 @@ void few_queries(const AttentionInput& in, const HeadView& hv, int ldo, int q0, 
   const float scale = 1.0f / std::sqrt(static_cast<float>(in.d_head));
   const int d = in.d_head, n = q1 - q0, n_kv = in.n_kv;
   const float* q = hv.q + static_cast<size_t>(q0) * in.ldq;
-  if (in.keys_transposed) {
+  if (hv.k16) {
+    scores_over_transposed_keys(n, q, in.ldq, hv.k16, in.ldk, d, n_kv, scale, scores, n_kv);
+  } else if (in.keys_transposed) {
     scores_over_transposed_keys(n, q, in.ldq, hv.k, in.ldk, d, n_kv, scale, scores, n_kv);
   } else {
     for (int j = 0; j < n_kv; ++j) {
@@ -140,26 +158,47 @@ void few_queries(const AttentionInput& in, const HeadView& hv, int ldo, int q0, 
     const int visible = visible_keys(in, q0 + i);
     for (int j = visible; j < n_kv; ++j) p[j] = 0.0f;
     softmax_inplace(p, visible);
-    weighted_values(p, n_kv, hv.v, in.ldv, d, hv.out + static_cast<size_t>(q0 + i) * ldo);
+    float* out = hv.out + static_cast<size_t>(q0 + i) * ldo;
+    if (hv.v16)
+      weighted_values(p, n_kv, hv.v16, in.ldv, d, out);
+    else
+      weighted_values(p, n_kv, hv.v, in.ldv, d, out);
   }
 }
 
+// rows x cols fp16 values (row stride ld) widened into dst (packed), for the GEMMs.
+const float* widened(const uint16_t* src, int rows, int cols, int ld, std::vector<float>& dst) {
+  dst.resize(static_cast<size_t>(rows) * cols);
+  for (int r = 0; r < rows; ++r)
+    fp16_to_float_n(reinterpret_cast<const uint8_t*>(src + static_cast<size_t>(r) * ld), cols, dst.data() + static_cast<size_t>(r) * cols);
+  return dst.data();
+}
+
 // Many queries (encoder, prefill): two GEMMs around a row softmax. Causal rows only read the keys
-// the chunk's last query sees.
+// the chunk's last query sees. fp16 keys and values are widened first (a prefill's cross-attention).
 void many_queries(const AttentionInput& in, const HeadView& hv, int ldo, int q0, int q1, float* scores) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(in.d_head));
   const int n = q1 - q0;
   const int n_kv = visible_keys(in, q1 - 1);
+  const float* k = hv.k;
+  const float* v = hv.v;
+  int ldk = in.ldk, ldv = in.ldv;
+  thread_local std::vector<float> k_wide, v_wide;
+  if (hv.k16) {
+    k = widened(hv.k16, in.d_head, n_kv, in.ldk, k_wide);
+    v = widened(hv.v16, n_kv, in.d_head, in.ldv, v_wide);
+    ldk = n_kv;
+    ldv = in.d_head;
+  }
   dnnl_sgemm('N', in.keys_transposed ? 'N' : 'T', n, n_kv, in.d_head, scale, hv.q + static_cast<size_t>(q0) * in.ldq,
-             in.ldq, hv.k, in.ldk, 0.0f, scores, n_kv);
+             in.ldq, k, ldk, 0.0f, scores, n_kv);
   for (int i = 0; i < n; ++i) {
     float* row = scores + static_cast<size_t>(i) * n_kv;
     const int visible = visible_keys(in, q0 + i);
     for (int j = visible; j < n_kv; ++j) row[j] = 0.0f;
     softmax_inplace(row, visible);
   }
-  dnnl_sgemm('N', 'N', n, in.d_head, n_kv, 1.0f, scores, n_kv, hv.v, in.ldv, 0.0f,
-             hv.out + static_cast<size_t>(q0) * ldo, ldo);
+  dnnl_sgemm('N', 'N', n, in.d_head, n_kv, 1.0f, scores, n_kv, v, ldv, 0.0f, hv.out + static_cast<size_t>(q0) * ldo, ldo);
 }
 
 }  // namespace

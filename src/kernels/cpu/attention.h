@@ -6,6 +6,7 @@
 // length.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 namespace auris {
@@ -29,6 +30,10 @@ struct AttentionInput {
   // Keys transposed: key j of head h is column j of [d_head x n_kv] (row stride ldk). Needs
   // k_head_stride.
   bool keys_transposed = false;
+  // Keys and values stored as fp16 (the cross-attention cache of the reduced compute types) instead
+  // of k and v: same layout, half the bytes. Needs keys_transposed.
+  const uint16_t* k_fp16 = nullptr;
+  const uint16_t* v_fp16 = nullptr;
 };
 
 // out[n_q x n_head*d_head] (row stride ldo). Heads run in parallel (OpenMP); scratch grows to

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <random>
 
+#include "model/half_float.h"
+
 namespace auris {
 namespace {
 
@@ -62,8 +64,8 @@ TEST(Attention, WhisperHeadWidth) {
 }
 
 // The cross-attention cache's layout: per head, values [n_kv x d_head] and keys transposed,
-// [d_head x n_kv]; for a decode step's few queries (every count 1..8, the kernels' register blocks)
-// and a prefill's many, over key counts with and without a vector tail.
+// [d_head x n_kv], in fp32 and in fp16; for a decode step's few queries (every count 1..8, the
+// kernels' register blocks) and a prefill's many, over key counts with and without a vector tail.
 TEST(Attention, HeadMajorTransposedKeys) {
   for (int n_kv : {50, 1500})
     for (int n_q : {1, 2, 3, 4, 5, 6, 7, 8, 20}) {
@@ -89,6 +91,24 @@ TEST(Attention, HeadMajorTransposedKeys) {
           naive_attention({q.data(), width, n_q, k.data(), width, v.data(), width, n_kv, n_head, d_head, -1});
       for (size_t i = 0; i < out.size(); ++i)
         ASSERT_NEAR(out[i], expected[i], 1e-4f) << "n_q " << n_q << " n_kv " << n_kv << " at " << i;
+
+      // The same cache in fp16 (the reduced compute types): the definition over the fp16-rounded keys
+      // and values.
+      std::vector<uint16_t> k16(k_heads.size()), v16(v_heads.size());
+      std::vector<float> k_rounded(k.size()), v_rounded(v.size());
+      for (size_t i = 0; i < k16.size(); ++i) k16[i] = float_to_fp16(k_heads[i]);
+      for (size_t i = 0; i < v16.size(); ++i) v16[i] = float_to_fp16(v_heads[i]);
+      for (size_t i = 0; i < k.size(); ++i) k_rounded[i] = fp16_to_float(float_to_fp16(k[i]));
+      for (size_t i = 0; i < v.size(); ++i) v_rounded[i] = fp16_to_float(float_to_fp16(v[i]));
+      AttentionInput half = head_major;
+      half.k = half.v = nullptr;
+      half.k_fp16 = k16.data();
+      half.v_fp16 = v16.data();
+      attention(half, out.data(), width, scratch);
+      const std::vector<float> expected_half =
+          naive_attention({q.data(), width, n_q, k_rounded.data(), width, v_rounded.data(), width, n_kv, n_head, d_head, -1});
+      for (size_t i = 0; i < out.size(); ++i)
+        ASSERT_NEAR(out[i], expected_half[i], 1e-4f) << "fp16, n_q " << n_q << " n_kv " << n_kv << " at " << i;
     }
 }
 
