@@ -1,9 +1,12 @@
 // The compute types and the cache-design ablations, end to end on jfk with tiny.en:
 //  - bfloat16 and int8 transcribe jfk with the same words as float32 (WER at most 0.05: one word in
-//    22), and word timestamps through their fp16 cross-attention cache land within 0.2 s of fp32's;
+//    22), and word timestamps through their fp16 cross-attention cache put 90% of the word
+//    boundaries within 0.1 s of fp32's;
 //  - the two ablations change the work done, never the tokens, and the counters show the work: the
 //    recompute ablation projects the window's 1500 cross K/V rows again at every decode step.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "audio/audio_file.h"
 #include "auris/error.h"
@@ -52,10 +55,15 @@ TEST_F(ComputeTypes, ReducedPrecisionWordTimestamps) {
   for (const Segment& s : int8.segments) b.insert(b.end(), s.words.begin(), s.words.end());
   ASSERT_FALSE(a.empty());
   ASSERT_EQ(a.size(), b.size()) << int8.text;
+  // A boundary next to a pause may move (DTW picks another path through a flat stretch); the rest
+  // stay put.
+  int close = 0;
   for (size_t i = 0; i < a.size(); ++i) {
-    EXPECT_NEAR(a[i].start, b[i].start, 0.2) << a[i].word;
-    EXPECT_NEAR(a[i].end, b[i].end, 0.2) << a[i].word;
+    EXPECT_EQ(a[i].word, b[i].word);
+    close += std::fabs(a[i].start - b[i].start) <= 0.1;
+    close += std::fabs(a[i].end - b[i].end) <= 0.1;
   }
+  EXPECT_GE(close, static_cast<int>(2 * a.size() * 9 / 10)) << "of " << 2 * a.size() << " word boundaries within 0.1 s";
 }
 
 TEST_F(ComputeTypes, NamesParseAndBadNamesAreRefused) {
