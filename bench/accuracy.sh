@@ -2,7 +2,9 @@
 # Accuracy against the reference: WER of auris on the 58 Hi-Fi TTS utterances and on the 232-s
 # long-form file, next to openai/whisper's WER on the same weights with the same options (read from
 # the golden fixtures that tools/reference/golden_longform.py wrote), both scored with openai's
-# EnglishTextNormalizer. Options: transcribe() defaults (greedy, temperature fallback).
+# EnglishTextNormalizer. Options: transcribe() defaults (greedy, temperature fallback). Every compute
+# type is scored (AURIS_COMPUTE_TYPES, default "float32 bfloat16 int8"): the reduced ones are judged
+# by their WER next to float32's.
 # Usage: bench/accuracy.sh [MODEL...]   (default: tiny.en base; needs scripts/fetch_models.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,15 +31,20 @@ reference_wer() {  # reference_wer MODEL FILE: openai's WER from the fixture
     "tests/fixtures/longform/$1/$2"
 }
 
-printf "%-8s %-22s %10s %10s %8s\n" model set auris openai diff
+read -r -a compute_types <<< "${AURIS_COMPUTE_TYPES:-float32 bfloat16 int8}"
+printf "%-8s %-9s %-22s %10s %10s %8s\n" model compute set auris openai diff
 for model in "${models[@]}"; do
-  mapfile -t files < "$work/utterances.list"
-  "$auris" transcribe --model "$model" --beam-size 0 "${files[@]}" > "$work/utterances.$model.hyp"
-  "$auris" transcribe --model "$model" --beam-size 0 "$data/longform/hifitts-dev-concat.flac" > "$work/longform.$model.hyp"
-  for set in utterances longform; do
-    ours=$("$auris" wer "$work/$set.ref" "$work/$set.$model.hyp" | awk '{print $2}')
-    fixture=$([ "$set" = utterances ] && echo hifitts-utterances.json || echo hifitts-dev-concat.greedy_fallback.json)
-    theirs=$(reference_wer "$model" "$fixture")
-    printf "%-8s %-22s %10s %10s %+8.4f\n" "$model" "hifitts $set" "$ours" "$theirs" "$(awk -v a="$ours" -v b="$theirs" 'BEGIN { print a - b }')"
+  for ct in "${compute_types[@]}"; do
+    mapfile -t files < "$work/utterances.list"
+    "$auris" transcribe --model "$model" --compute-type "$ct" --beam-size 0 "${files[@]}" > "$work/utterances.$model.hyp"
+    "$auris" transcribe --model "$model" --compute-type "$ct" --beam-size 0 "$data/longform/hifitts-dev-concat.flac" \
+      > "$work/longform.$model.hyp"
+    for set in utterances longform; do
+      ours=$("$auris" wer "$work/$set.ref" "$work/$set.$model.hyp" | awk '{print $2}')
+      fixture=$([ "$set" = utterances ] && echo hifitts-utterances.json || echo hifitts-dev-concat.greedy_fallback.json)
+      theirs=$(reference_wer "$model" "$fixture")
+      printf "%-8s %-9s %-22s %10s %10s %+8.4f\n" "$model" "$ct" "hifitts $set" "$ours" "$theirs" \
+        "$(awk -v a="$ours" -v b="$theirs" 'BEGIN { print a - b }')"
+    done
   done
 done

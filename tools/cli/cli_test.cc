@@ -76,6 +76,14 @@ TEST_F(Cli, TranscribesJfk) {
             "and so my fellow americans ask not what your country can do for you ask what you can do for your country");
 }
 
+// float32 is the reference's arithmetic: beam 5 on these weights gives openai/whisper's own text.
+TEST_F(Cli, Float32GivesTheReferenceText) {
+  const RunResult r = run_cli("transcribe --compute-type float32 --model " + model_ + " " + jfk_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "And so, my fellow Americans ask not what your country can do for you ask what you can do for your country.\n");
+}
+
 TEST_F(Cli, HelpAndVersion) {
   EXPECT_EQ(run_cli("--help").status, 0);
   EXPECT_EQ(run_cli("transcribe --help").status, 0);
@@ -84,8 +92,8 @@ TEST_F(Cli, HelpAndVersion) {
 }
 
 TEST_F(Cli, BadOptionValuesAreRejected) {
-  for (const std::string& bad : {"--task summarize", "--beam-size -3", "--temperature banana", "--threads -1",
-                                 "--no-such-option"}) {
+  for (const std::string bad : {"--task summarize", "--beam-size -3", "--temperature banana", "--threads -1",
+                                "--compute-type float16", "--no-such-option"}) {
     const RunResult r = run_cli("transcribe --model " + model_ + " " + bad + " " + jfk_);
     EXPECT_NE(r.status, 0) << bad;
     EXPECT_LT(r.status, 128) << bad << " crashed";
