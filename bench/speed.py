@@ -126,8 +126,7 @@ class Bench:
                 else:
                     result = json.loads(stdout.strip().splitlines()[-1])
                     text, timings = result["text"], {k: result[k] for k in ("load_s", "transcribe_s")}
-                runs[label].append({"wall_s": wall, "rss_mb": rss, "wer": self.wer(reference_text, text), "timings": timings,
-                                    "text": text})
+                runs[label].append({"wall_s": wall, "rss_mb": rss, "wer": self.wer(reference_text, text), "timings": timings})
                 print(f"  {model:8} {audio_name:8} {decoding:6} {label:50} {wall:7.2f} s {rss:7.1f} MB WER {runs[label][-1]['wer']:.4f}",
                       file=sys.stderr, flush=True)
         return {"model": model, "audio": audio_name, "decoding": decoding, "audio_seconds": duration, "runs": runs}

@@ -8,15 +8,23 @@
 namespace auris {
 
 // The arithmetic the engine runs in, chosen at load (weights are converted and packed once):
-//  - kFloat32:  fp32 everywhere; greedy tokens equal openai/whisper's.
-//  - kBfloat16: bf16 weights; the encoder's GEMMs run on AVX-512 BF16 (oneDNN), decode steps stream
-//               bf16 weights and accumulate in fp32.
-//  - kInt8:     as kBfloat16 for the encoder; decode steps stream int8 weights (per-row scales) and
-//               multiply int8 activations with AVX-512 VNNI, a quarter of fp32's bytes per token.
-enum class ComputeType { kFloat32, kBfloat16, kInt8 };
-// "float32", "bfloat16", "int8"; parse throws auris::Error naming the choices.
+//  - kFloat32:  fp32 everywhere; greedy tokens equal openai/whisper's. The CPU stores the decoder's
+//               weights in fp16 where that is exact (fp16 checkpoints), which changes no product.
+//  - kBfloat16: bf16 decoder weights and fp16 cross-attention cache; on the CPU the encoder's GEMMs
+//               run in bf16 where it has AVX-512 BF16 (else fp32); on CUDA, bf16 everywhere.
+//  - kInt8:     CPU only: as kBfloat16 for the encoder; decode steps stream int8 weights (per-row
+//               scales) times int16-rounded activations, a quarter of fp32's bytes per token.
+//  - kFloat16:  CUDA only: fp16 weights and activations, fp32 accumulation (tensor cores).
+enum class ComputeType { kFloat32, kBfloat16, kInt8, kFloat16 };
+// "float32", "bfloat16", "int8", "float16"; parse throws auris::Error naming the choices.
 ComputeType parse_compute_type(const std::string& name);
 std::string compute_type_name(ComputeType type);
+
+// Where the model runs. kCuda needs a build with the CUDA toolkit and an NVIDIA GPU of compute
+// capability 8.0 or newer; Model::load says which is missing.
+enum class Device { kCpu, kCuda };
+// "cpu", "cuda"; parse throws auris::Error naming the choices.
+Device parse_device(const std::string& name);
 
 struct ModelInfo {
   std::string path;
@@ -29,6 +37,7 @@ struct ModelInfo {
   int n_text_state = 0;
   bool multilingual = false;
   ComputeType compute_type = ComputeType::kFloat32;
+  Device device = Device::kCpu;
   // What one decode step must read from memory (the benchmark's bandwidth floor): the decoder's
   // weights and the vocabulary projection in their stored format, and the window's cross-attention
   // K/V cache.
@@ -40,7 +49,8 @@ class Model {
  public:
   // Throws auris::Error when the model is missing or unreadable, with a hint how to get it.
   static std::shared_ptr<const Model> load(const std::string& path_or_name,
-                                           ComputeType compute_type = ComputeType::kFloat32);
+                                           ComputeType compute_type = ComputeType::kFloat32,
+                                           Device device = Device::kCpu);
   ~Model();
 
   const ModelInfo& info() const;

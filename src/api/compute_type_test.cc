@@ -14,6 +14,10 @@
 #include "auris/transcribe.h"
 #include "test_support.h"
 
+#if AURIS_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
 namespace auris {
 namespace {
 
@@ -67,9 +71,9 @@ TEST_F(ComputeTypes, ReducedPrecisionWordTimestamps) {
 }
 
 TEST_F(ComputeTypes, NamesParseAndBadNamesAreRefused) {
-  for (ComputeType type : {ComputeType::kFloat32, ComputeType::kBfloat16, ComputeType::kInt8})
+  for (ComputeType type : {ComputeType::kFloat32, ComputeType::kBfloat16, ComputeType::kInt8, ComputeType::kFloat16})
     EXPECT_EQ(parse_compute_type(compute_type_name(type)), type);
-  EXPECT_NE(test::error_of([] { parse_compute_type("float16"); }).find("float32, bfloat16 or int8"), std::string::npos);
+  EXPECT_NE(test::error_of([] { parse_compute_type("float64"); }).find("choose float32, bfloat16, int8"), std::string::npos);
 }
 
 TEST_F(ComputeTypes, AblationsChangeTheWorkNotTheTokens) {
@@ -91,6 +95,37 @@ TEST_F(ComputeTypes, AblationsChangeTheWorkNotTheTokens) {
       EXPECT_EQ(projected, 1500 * (1 + c.decode_steps)) << "once per window, then again at every step";
     else
       EXPECT_EQ(projected, 1500) << "the full-cache ablation still projects cross K/V once";
+  }
+}
+
+}  // namespace
+}  // namespace auris
+
+namespace auris {
+namespace {
+
+// --device cuda where CUDA cannot run (a build without the toolkit, or no GPU) fails at load with
+// what to do; the CPU refuses the GPU's compute type and the GPU the CPU's.
+TEST(Devices, UnavailableDeviceAndMismatchedComputeTypesSayWhatToDo) {
+  const std::string path = test::cached_model("tiny.en");
+  if (path.empty()) GTEST_SKIP() << "model tiny.en not cached: run scripts/fetch_models.sh";
+  EXPECT_EQ(parse_device("cuda"), Device::kCuda);
+  EXPECT_NE(test::error_of([] { parse_device("tpu"); }).find("cpu or cuda"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { Model::load(path, ComputeType::kFloat16, Device::kCpu); }).find("CUDA only"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([&] { Model::load(path, ComputeType::kInt8, Device::kCuda); }).find("CPU only"),
+            std::string::npos);
+#if AURIS_HAVE_CUDA
+  const bool gpu = [] {
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+  }();
+#else
+  const bool gpu = false;
+#endif
+  if (!gpu) {
+    EXPECT_NE(test::error_of([&] { Model::load(path, ComputeType::kFloat32, Device::kCuda); }).find("--device cpu"),
+              std::string::npos);
   }
 }
 

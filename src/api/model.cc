@@ -47,7 +47,8 @@ ComputeType parse_compute_type(const std::string& name) {
   if (name == "float32") return ComputeType::kFloat32;
   if (name == "bfloat16") return ComputeType::kBfloat16;
   if (name == "int8") return ComputeType::kInt8;
-  throw Error("unknown compute type '" + name + "': choose float32, bfloat16 or int8");
+  if (name == "float16") return ComputeType::kFloat16;
+  throw Error("unknown compute type '" + name + "': choose float32, bfloat16, int8 (CPU) or float16 (CUDA)");
 }
 
 std::string compute_type_name(ComputeType type) {
@@ -55,11 +56,25 @@ std::string compute_type_name(ComputeType type) {
     case ComputeType::kFloat32: return "float32";
     case ComputeType::kBfloat16: return "bfloat16";
     case ComputeType::kInt8: return "int8";
+    case ComputeType::kFloat16: return "float16";
   }
   return "unknown";
 }
 
-std::shared_ptr<const Model> Model::load(const std::string& path_or_name, ComputeType compute_type) {
+Device parse_device(const std::string& name) {
+  if (name == "cpu") return Device::kCpu;
+  if (name == "cuda") return Device::kCuda;
+  throw Error("unknown device '" + name + "': choose cpu or cuda");
+}
+
+std::shared_ptr<const Model> Model::load(const std::string& path_or_name, ComputeType compute_type, Device device) {
+  if (device == Device::kCpu && compute_type == ComputeType::kFloat16)
+    throw Error("compute type float16 runs on CUDA only: on the CPU use int8, bfloat16 or float32");
+  if (device == Device::kCuda) {
+    if (compute_type == ComputeType::kInt8)
+      throw Error("compute type int8 runs on the CPU only: on CUDA use float16, bfloat16 or float32");
+    require_cuda_device();  // before reading the model: the error names what is missing
+  }
   const std::string path = resolve_model_path(path_or_name);
   const ModelFormat format = detect_model_format(path);
   ModelData data = load_model_data(path);
@@ -74,16 +89,28 @@ std::shared_ptr<const Model> Model::load(const std::string& path_or_name, Comput
   info.n_text_state = data.dims.n_text_state;
   info.multilingual = data.dims.is_multilingual();
   info.compute_type = compute_type;
+  info.device = device;
   const int num_languages = data.dims.num_languages();
   Tokenizer tokenizer(std::move(data.vocab), num_languages);
   if (tokenizer.n_vocab() != data.dims.n_vocab)
     throw Error("model vocabulary (" + std::to_string(tokenizer.n_vocab()) + " tokens) does not match its embedding (" +
                 std::to_string(data.dims.n_vocab) + " rows): the vocabulary file belongs to another model");
-  WhisperModel whisper = build_whisper_model(std::move(data), compute_type);
-  info.decode_weight_bytes = whisper.decode_weight_bytes();
-  info.cross_kv_cache_bytes = static_cast<size_t>(whisper.dims.n_audio_ctx) * whisper.cross_kv_all_layers.out_features() *
+  WhisperModel whisper = assemble_whisper_model(std::move(data));
+  std::shared_ptr<const CudaWeights> cuda_weights;
+  if (device == Device::kCuda) {
+    cuda_weights = upload_to_cuda(whisper, compute_type);
+    WhisperModel dims_only;  // the host copy of the weights is not needed any more
+    dims_only.dims = whisper.dims;
+    dims_only.compute_type = compute_type;
+    whisper = std::move(dims_only);
+  } else {
+    convert_whisper_model(whisper, compute_type);
+  }
+  info.decode_weight_bytes = decode_weight_bytes(whisper, cuda_weights.get());
+  info.cross_kv_cache_bytes = static_cast<size_t>(whisper.dims.n_audio_ctx) * whisper.dims.n_text_layer * 2 *
+                              whisper.dims.n_text_state *
                               (compute_type == ComputeType::kFloat32 ? sizeof(float) : sizeof(uint16_t));
-  auto impl = std::unique_ptr<Impl>(new Impl{std::move(info), std::move(whisper), std::move(tokenizer)});
+  auto impl = std::unique_ptr<Impl>(new Impl{std::move(info), std::move(whisper), std::move(tokenizer), std::move(cuda_weights)});
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }
 

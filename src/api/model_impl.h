@@ -1,17 +1,28 @@
-// What a loaded auris::Model holds: the runtime weights and the tokenizer built from the model's own
-// vocabulary.
+// What a loaded auris::Model holds: the runtime weights (on the CPU, or uploaded to a CUDA device)
+// and the tokenizer built from the model's own vocabulary; and the engine that runs them.
 #pragma once
+
+#include <memory>
 
 #include "auris/model.h"
 #include "tokenizer/tokenizer.h"
+#include "whisper/cuda/cuda_engine.h"
+#include "whisper/window_engine.h"
 #include "whisper/whisper_model.h"
 
 namespace auris {
 
 struct Model::Impl {
   ModelInfo info;
-  WhisperModel weights;
+  WhisperModel weights;  // on the CPU; for CUDA only the dimensions
   Tokenizer tokenizer;
+  std::shared_ptr<const CudaWeights> cuda_weights;  // set for Device::kCuda
 };
+
+// The engine of the model's device, for one Transcriber.
+std::unique_ptr<WindowEngine> make_window_engine(const Model::Impl& model);
+
+// Bytes of weights one decode step streams, on whichever device holds them.
+size_t decode_weight_bytes(const WhisperModel& model, const CudaWeights* cuda_weights);
 
 }  // namespace auris

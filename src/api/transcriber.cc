@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "api/model_impl.h"
@@ -15,30 +14,17 @@
 #include "transcribe/silence_skipping.h"
 #include "transcribe/window_segments.h"
 #include "transcribe/word_timestamps.h"
-#include "whisper/encoder.h"
-#include "whisper/window_inference.h"
+#include "whisper/window_engine.h"
 
 namespace auris {
 
-// The session's engine state: workspaces and caches sized once, reused for every window.
+// The session's engine: workspaces and caches sized once, reused for every window.
 struct Transcriber::State {
-  explicit State(const Model::Impl& m) : model(m), encoder(m.weights), inference(m.weights) {}
+  explicit State(const Model::Impl& m) : engine(make_window_engine(m)) {}
 
-  // Encodes a [n_mels x 3000] window and computes its cross-attention K/V, once per window.
-  void set_window(const LogMel& window) {
-    const auto start = std::chrono::steady_clock::now();
-    encoder.forward(window, encoder_out);
-    encoder_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    inference.set_window(encoder_out.data());
-    ++encoder_windows;
-  }
+  void set_window(const LogMel& window) { engine->set_window(window); }
 
-  const Model::Impl& model;
-  Encoder encoder;
-  WindowInference inference;
-  std::vector<float> encoder_out;
-  long long encoder_windows = 0;
-  double encoder_seconds = 0;
+  std::unique_ptr<WindowEngine> engine;
 };
 
 namespace {
@@ -85,29 +71,9 @@ Transcriber::Transcriber(std::shared_ptr<const Model> model)
     : model_(std::move(model)), state_(std::make_unique<State>(model_->impl())) {}
 Transcriber::~Transcriber() = default;
 
-EngineCounters Transcriber::counters() const {
-  const WhisperModel& w = model_->impl().weights;
-  EngineCounters c;
-  c.encoder_windows = state_->encoder_windows;
-  c.cross_kv_rows = w.cross_kv_all_layers.rows_multiplied();
-  for (const DecoderBlock& b : w.decoder_blocks) {
-    c.cross_query_rows += b.cross_query.rows_multiplied();
-    c.self_qkv_rows += b.qkv.rows_multiplied();
-  }
-  c.encoder_seconds = state_->encoder_seconds;
-  const WindowInference::StageTimes& t = state_->inference.stage_times();
-  c.cross_kv_seconds = t.cross_kv_seconds;
-  c.prefills = t.prefills;
-  c.prefill_seconds = t.prefill_seconds;
-  c.decode_steps = t.steps;
-  c.decode_rows = t.step_rows;
-  c.decode_seconds = t.step_seconds;
-  return c;
-}
+EngineCounters Transcriber::counters() const { return state_->engine->counters(); }
 
-void Transcriber::set_ablations(const EngineAblations& ablations) {
-  state_->inference.set_ablations(ablations.recompute_cross_kv_each_step, ablations.attend_full_self_cache);
-}
+void Transcriber::set_ablations(const EngineAblations& ablations) { state_->engine->set_ablations(ablations); }
 
 DecodingResult Transcriber::decode(std::span<const float> samples, int sample_rate, const DecodingOptions& options) {
   check_audio(samples, sample_rate);
@@ -116,7 +82,7 @@ DecodingResult Transcriber::decode(std::span<const float> samples, int sample_ra
   // The first window exactly as transcribe() feeds it to decode(): its real frames, zero-padded.
   InMemoryMel mel(samples, m.weights.dims.n_mels);
   state_->set_window(mel.window(0, std::min(kChunkFrames, mel.content_frames())));
-  return task.run(state_->inference);
+  return task.run(*state_->engine);
 }
 
 std::map<std::string, float> Transcriber::detect_language(std::span<const float> samples, int sample_rate) {
@@ -125,7 +91,7 @@ std::map<std::string, float> Transcriber::detect_language(std::span<const float>
   // As transcribe() detects: the first 30 s of the padded spectrogram.
   InMemoryMel mel(samples, m.weights.dims.n_mels);
   state_->set_window(mel.window(0, kChunkFrames));
-  return auris::detect_language(state_->inference, m.tokenizer).probabilities;
+  return auris::detect_language(*state_->engine, m.tokenizer).probabilities;
 }
 
 Transcript Transcriber::transcribe(std::span<const float> samples, int sample_rate, const TranscribeOptions& options) {
@@ -169,7 +135,7 @@ Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptio
       decoding.language = "en";
     } else {
       state_->set_window(mel.window(0, kChunkFrames));
-      decoding.language = auris::detect_language(state_->inference, tokenizer).code;
+      decoding.language = auris::detect_language(*state_->engine, tokenizer).code;
     }
   }
   transcript.language = *decoding.language;
@@ -183,7 +149,7 @@ Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptio
     std::string language;
     if (tokenizer.multilingual())
       if (const std::optional<int> token = tokenizer.language_token(*decoding.language)) language = tokenizer.language_code(*token);
-    aligner.emplace(WordAligner{state_->inference, tokenizer, language, tokenizer.sot_sequence(decoding.language, task),
+    aligner.emplace(WordAligner{*state_->engine, tokenizer, language, tokenizer.sot_sequence(decoding.language, task),
                                 m.weights.dims.alignment_heads});
   }
 
@@ -236,7 +202,7 @@ Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptio
       }
       attempt.prompt = prompt;
       DecodingTask task(tokenizer, m.weights.dims, attempt);
-      result = task.run(state_->inference);  // the window's cross K/V are reused by every retry
+      result = task.run(*state_->engine);  // the window's cross K/V are reused by every retry
       if (!needs_fallback(result, options)) break;
     }
 

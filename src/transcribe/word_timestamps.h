@@ -15,11 +15,11 @@
 
 namespace auris {
 
-class WindowInference;
+class WindowEngine;
 
 // Where the window's words come from: the engine over the current window.
 struct WordAligner {
-  WindowInference& inference;
+  WindowEngine& inference;
   const Tokenizer& tokenizer;
   std::string language;             // split_to_word_tokens' language ("" for English-only models)
   std::vector<int> sot_sequence;    // the transcription's start sequence

@@ -8,7 +8,7 @@
 #include "tokenizer/word_split.h"
 #include "transcribe/dtw.h"
 #include "transcribe/median_filter.h"
-#include "whisper/window_inference.h"
+#include "whisper/window_engine.h"
 
 namespace auris {
 namespace {
@@ -60,7 +60,7 @@ std::vector<float> attention_matrix(const AlignmentScores& s, int frames, int me
 
 }  // namespace
 
-AlignmentScores alignment_forward_pass(WindowInference& inference, const Tokenizer& tokenizer,
+AlignmentScores alignment_forward_pass(WindowEngine& inference, const Tokenizer& tokenizer,
                                        const std::vector<int>& sot_sequence, const std::vector<int>& text_tokens,
                                        const std::vector<std::pair<int, int>>& alignment_heads) {
   if (alignment_heads.empty()) throw Error("the model has no alignment heads, so word timestamps cannot be computed");

@@ -14,7 +14,7 @@
 
 namespace auris {
 
-class WindowInference;
+class WindowEngine;
 
 struct WordTiming {
   std::string word;
@@ -38,7 +38,7 @@ struct AlignmentScores {
 
 // Runs [*sot_sequence, <|notimestamps|>, *text_tokens, <|endoftext|>] over the window the
 // inference holds and collects what find_alignment needs. Resets the inference's decoding state.
-AlignmentScores alignment_forward_pass(WindowInference& inference, const Tokenizer& tokenizer,
+AlignmentScores alignment_forward_pass(WindowEngine& inference, const Tokenizer& tokenizer,
                                        const std::vector<int>& sot_sequence, const std::vector<int>& text_tokens,
                                        const std::vector<std::pair<int, int>>& alignment_heads);
 

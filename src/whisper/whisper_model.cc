@@ -52,7 +52,9 @@ void convert_streamed(Linear& layer, ComputeType type) {
     case ComputeType::kInt8: return layer.convert(WeightFormat::kInt8Rows);
     case ComputeType::kBfloat16: return layer.convert(WeightFormat::kBfloat16Rows);
     case ComputeType::kFloat32: layer.to_fp16_rows_if_exact(); return;
+    case ComputeType::kFloat16: break;
   }
+  throw Error("compute type float16 runs on CUDA only: on the CPU use int8, bfloat16 or float32");
 }
 
 // Products over 1500-3000 rows (the encoder, the window's cross K/V) go to oneDNN's packed GEMM: in
@@ -81,7 +83,7 @@ size_t WhisperModel::decode_weight_bytes() const {
   return bytes;
 }
 
-WhisperModel build_whisper_model(ModelData&& data, ComputeType compute_type) {
+WhisperModel assemble_whisper_model(ModelData&& data) {
   WhisperModel m;
   m.dims = data.dims;
   const ModelDims& d = m.dims;
@@ -132,8 +134,17 @@ WhisperModel build_whisper_model(ModelData&& data, ComputeType compute_type) {
   }
   m.cross_kv_all_layers = Linear::concat(kv_parts);
   m.decoder_ln = b.layer_norm("decoder.ln", dt);
-  m.compute_type = compute_type;
-  convert_weights(m, compute_type);
+  return m;
+}
+
+void convert_whisper_model(WhisperModel& model, ComputeType compute_type) {
+  model.compute_type = compute_type;
+  convert_weights(model, compute_type);
+}
+
+WhisperModel build_whisper_model(ModelData&& data, ComputeType compute_type) {
+  WhisperModel m = assemble_whisper_model(std::move(data));
+  convert_whisper_model(m, compute_type);
   return m;
 }
 

@@ -59,9 +59,13 @@ struct WhisperModel {
   size_t decode_weight_bytes() const;
 };
 
-// Consumes the loader's canonical weights (moved, not copied) and converts them to the compute
-// type: the encoder's and the cross K/V projection's weights packed for the many-row GEMM, the
-// decoder's for the decode step's weight streaming. Throws auris::Error on shape errors.
+// Consumes the loader's canonical weights (moved, not copied) into the runtime layout (fused QKV,
+// one cross K/V projection for all layers), still fp32. Throws auris::Error on shape errors.
+WhisperModel assemble_whisper_model(ModelData&& data);
+// Converts the weights to the compute type for the CPU kernels: the encoder's and the cross K/V
+// projection's packed for the many-row GEMM, the decoder's for the decode step's weight streaming.
+void convert_whisper_model(WhisperModel& model, ComputeType compute_type);
+// Both.
 WhisperModel build_whisper_model(ModelData&& data, ComputeType compute_type = ComputeType::kFloat32);
 
 }  // namespace auris

@@ -93,13 +93,14 @@ TEST_F(Cli, HelpAndVersion) {
 
 TEST_F(Cli, BadOptionValuesAreRejected) {
   for (const std::string bad : {"--task summarize", "--beam-size -3", "--temperature banana", "--threads -1",
-                                "--compute-type float16", "--no-such-option"}) {
+                                "--compute-type float64", "--device tpu", "--no-such-option"}) {
     const RunResult r = run_cli("transcribe --model " + model_ + " " + bad + " " + jfk_);
     EXPECT_NE(r.status, 0) << bad;
     EXPECT_LT(r.status, 128) << bad << " crashed";
     EXPECT_FALSE(r.err.empty()) << bad;
   }
   expect_clean_failure(run_cli("transcribe --model " + model_ + " --language klingon " + jfk_), "klingon");
+  expect_clean_failure(run_cli("transcribe --model " + model_ + " --compute-type float16 " + jfk_), "CUDA only");
   // English-only models cannot translate.
   expect_clean_failure(run_cli("transcribe --model " + model_ + " --task translate " + jfk_), "English");
 }

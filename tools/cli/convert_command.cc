@@ -1,16 +1,20 @@
 // `auris convert MODEL --to hf|ggml -o OUT`: rewrites any loadable model in another format.
+// `--random-weights NAME` writes instead a model of NAME's shape with random weights and MODEL's
+// vocabulary, for timing runs at the large models' real shapes (docs/BENCHMARKS.md, CUDA).
 #include <cstdio>
 #include <string>
 
 #include "auris/model.h"
 #include "commands.h"
 #include "model/model_loader.h"
+#include "model/model_registry.h"
+#include "model/random_model.h"
 
 namespace auris::cli {
 
 Command add_convert_command(CLI::App& app) {
   struct Options {
-    std::string input, to, output;
+    std::string input, to, output, random_shape;
     bool half = false;
   };
   auto opts = std::make_shared<Options>();
@@ -19,8 +23,11 @@ Command add_convert_command(CLI::App& app) {
   cmd->add_option("--to", opts->to, "Output format")->required()->check(CLI::IsMember({"hf", "ggml"}));
   cmd->add_option("-o,--output", opts->output, "Output directory (hf) or file (ggml)")->required();
   cmd->add_flag("--f16", opts->half, "Store weights as float16 (default float32)");
+  cmd->add_option("--random-weights", opts->random_shape,
+                  "Write a model of this registry shape (e.g. large-v3) with random weights and MODEL's vocabulary");
   return {cmd, [opts]() {
     ModelData data = load_model_data(resolve_model_path(opts->input));
+    if (!opts->random_shape.empty()) data = random_model(registry_model(opts->random_shape), std::move(data.vocab));
     if (opts->to == "hf")
       write_huggingface(data, opts->output, opts->half);
     else

@@ -49,8 +49,10 @@ struct TranscribeArgs {
   double hallucination_silence_threshold = -1;
   int max_line_width = 0, max_line_count = 0, max_words_per_line = 0;
   bool highlight_words = false;
-  // The fastest type whose WER stays within 0.3 points of float32's (bench/accuracy.sh).
-  std::string compute_type = "int8";
+  std::string device = "cpu";
+  // Empty: the device's default, the fastest type whose WER stays within 0.3 points of float32's
+  // (bench/accuracy.sh): int8 on the CPU, float16 on CUDA.
+  std::string compute_type;
   bool print_timings = false;
   EngineAblations ablations;
 };
@@ -150,11 +152,13 @@ Command add_transcribe_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--highlight-words", a->highlight_words, "Subtitles: underline each word as it is spoken (needs --word-timestamps)");
 
-  cmd->add_option("--compute-type", a->compute_type,
-                  "Arithmetic: int8 (int8 decoder weights; fastest, WER within 0.3 points of float32's), bfloat16, "
-                  "or float32 (tokens equal openai/whisper's)")
-      ->check(CLI::IsMember({"float32", "bfloat16", "int8"}))
+  cmd->add_option("--device", a->device, "Where to run: cpu, or cuda (an NVIDIA GPU)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
+  cmd->add_option("--compute-type", a->compute_type,
+                  "Arithmetic: int8 (CPU default: int8 decoder weights, WER within 0.3 points of float32's), "
+                  "float16 (CUDA default), bfloat16, or float32 (tokens equal openai/whisper's)")
+      ->check(CLI::IsMember({"float32", "bfloat16", "int8", "float16"}));
   cmd->add_flag("--print-timings", a->print_timings, "Print the engine's per-stage timings as JSON on stderr")
       ->group("Benchmarking");
   cmd->add_flag("--recompute-cross-kv", a->ablations.recompute_cross_kv_each_step,
@@ -180,7 +184,9 @@ Command add_transcribe_command(CLI::App& app) {
     if (a->word_timestamps && a->task == "translate")
       std::fprintf(stderr, "auris: warning: word timestamps of a translation may not line up with the speech\n");
     TranscribeOptions options = to_options(*a);  // validates --clip-timestamps before any work
-    const auto model = Model::load(a->model, parse_compute_type(a->compute_type));
+    const Device device = parse_device(a->device);
+    const std::string compute_type = !a->compute_type.empty() ? a->compute_type : device == Device::kCuda ? "float16" : "int8";
+    const auto model = Model::load(a->model, parse_compute_type(compute_type), device);
     Transcriber transcriber(model);
     transcriber.set_ablations(a->ablations);
     if (a->verbose)

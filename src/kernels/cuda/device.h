@@ -1,0 +1,90 @@
+// The CUDA device auris runs on, memory on it, and the stream its work is queued on.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/cuda_check.h"
+
+namespace auris::cuda {
+
+struct DeviceInfo {
+  bool usable = false;
+  std::string name;           // "NVIDIA H100 80GB HBM3"
+  std::string reason;         // why not usable: no driver, no device, compute capability too old
+  int compute_capability = 0;  // 90 for sm_90
+  size_t memory_bytes = 0;
+};
+
+// Device 0, probed once; never throws.
+const DeviceInfo& probe_device();
+// Throws auris::Error saying why when no usable device is present.
+void require_device();
+
+// A device array of T, freed with its owner. Sizes are in elements.
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t n) { resize(n); }
+  ~DeviceBuffer() { release(); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr, o.size_ = 0; }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      data_ = o.data_, size_ = o.size_;
+      o.data_ = nullptr, o.size_ = 0;
+    }
+    return *this;
+  }
+
+  // Grows to at least n elements (contents are not kept); never shrinks, so a captured CUDA graph
+  // keeps pointing at live memory once the largest shape has been seen.
+  void resize(size_t n) {
+    if (n <= size_) return;
+    release();
+    AURIS_CUDA_CHECK(cudaMalloc(&data_, n * sizeof(T)));
+    size_ = n;
+  }
+  void upload(const T* host, size_t n, cudaStream_t stream = nullptr) {
+    resize(n);
+    AURIS_CUDA_CHECK(cudaMemcpyAsync(data_, host, n * sizeof(T), cudaMemcpyHostToDevice, stream));
+  }
+  void upload(const std::vector<T>& host, cudaStream_t stream = nullptr) { upload(host.data(), host.size(), stream); }
+  void download(T* host, size_t n, cudaStream_t stream = nullptr) const {
+    AURIS_CUDA_CHECK(cudaMemcpyAsync(host, data_, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
+  }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  void release() {
+    if (data_) cudaFree(data_);
+    data_ = nullptr;
+    size_ = 0;
+  }
+  T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// A non-blocking stream, destroyed with its owner.
+class Stream {
+ public:
+  Stream() { AURIS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(stream_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return stream_; }
+  void synchronize() const { AURIS_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace auris::cuda

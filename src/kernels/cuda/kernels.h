@@ -1,0 +1,83 @@
+// The CUDA kernels of the transformer blocks, launched on a stream; every one has a CPU definition
+// in src/kernels/cpu that kernels_cuda_test.cc compares it with. T is the activations' and weights'
+// storage type (float, __half, __nv_bfloat16); arithmetic is fp32. The residual stream is fp32.
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace auris::cuda {
+
+// y[r] = (x[r] - mean) / sqrt(var + eps) * gamma + beta over rows of width n.
+template <typename T>
+void layer_norm(const float* x, int rows, int n, const float* gamma, const float* beta, T* y, cudaStream_t s,
+                float eps = 1e-5f);
+// x[r][c] += y[r][c] + bias[c] (bias may be null): a projection's output joins the residual stream.
+template <typename T>
+void add_to_residual(float* x, const T* y, const float* bias, int rows, int n, cudaStream_t s);
+// y[r][c] = GELU(y[r][c] + bias[c]), exact (erf) GELU; ldy is y's row stride.
+template <typename T>
+void bias_gelu(T* y, const float* bias, int rows, int n, int ldy, cudaStream_t s);
+// y[r][c] += bias[c]; ldy is y's row stride.
+template <typename T>
+void add_bias(T* y, const float* bias, int rows, int n, int ldy, cudaStream_t s);
+// x[i] = token_embedding[tokens[i]] + positions[position[i]] for n inputs of width `width`.
+template <typename T>
+void embed(const int* tokens, const int* position, int n, const T* token_embedding, const float* positions, int width,
+           float* x, cudaStream_t s);
+// Kernel-3, padding-1 convolution inputs as GEMM rows: columns[t][c*3 + k] = input(c, t*stride - 1 + k),
+// zero outside [0, in_len); input(c, t) = in[c * c_stride + t * t_stride]. fp32 in, T out.
+template <typename T>
+void im2col_k3(const float* in, int channels, int in_len, long c_stride, long t_stride, int stride, int out_len,
+               T* columns, cudaStream_t s);
+// y[i] = x[i] (+ add[i] when add is not null), converting the storage type: fp32 <-> T.
+template <typename From, typename To>
+void convert(const From* x, const float* add, long count, To* y, cudaStream_t s);
+
+// Row softmax of fp32 scores, scale applied first, written as T for the next GEMM. With
+// causal_offset >= 0 row r (of rows_per_head rows per head) sees columns c <= r % rows_per_head +
+// causal_offset, the others get probability 0.
+template <typename T>
+void softmax_rows(const float* scores, int rows, int n, float scale, T* probabilities, cudaStream_t s,
+                  int rows_per_head = 1, int causal_offset = -1);
+
+// Writes each input row's K and V (from the fused QKV output: K at column width, V at 2*width, row
+// stride ld) into the self-attention cache: input i goes to cache row rows[i], position positions[i].
+// Cache layout per layer: [max_rows][capacity][width].
+template <typename T>
+void append_kv(const T* qkv, int n, int ld, int width, const int* rows, const int* positions, T* k_cache,
+               T* v_cache, int capacity, cudaStream_t s);
+
+// Attention of one query per row over a K/V cache, reading only the first *n_kv keys (n_kv lives on
+// the device, so a captured graph replays with the cache's current length): flash-decoding, the keys
+// split over blocks whose partial softmax sums a second kernel combines. Keys at or past *n_visible
+// are read but masked (the benchmark's full-cache ablation; otherwise n_visible is n_kv).
+//  - self-attention: q [rows][heads*64] (row stride ldq); keys and values [rows][capacity][heads*64]
+//  - cross-attention (shared_kv): keys and values [heads][capacity][64], the same for every row
+// out [rows][heads*64] (row stride ldo). d_head is 64 in every Whisper model.
+struct DecodeAttentionShape {
+  int rows;
+  int heads;
+  int capacity;   // keys the cache holds room for (448 self, 1500 cross): fixes the grid
+  bool shared_kv;
+};
+template <typename T>
+void decode_attention(const T* q, int ldq, const T* k, const T* v, const int* n_kv, const int* n_visible,
+                      const DecodeAttentionShape& shape, float* partial, T* out, int ldo, cudaStream_t s);
+// Floats of `partial` scratch decode_attention needs for a shape.
+long decode_attention_scratch(const DecodeAttentionShape& shape);
+
+// The cross K/V projection's output [n_ctx][layers][K|V][heads][64] regrouped head by head into
+// [layers][K|V][heads][n_ctx][64], the layout decode_attention reads with shared_kv.
+template <typename T>
+void regroup_heads(const T* projected, int n_ctx, int blocks, T* cache, cudaStream_t s);
+
+// Copies the first `length` positions of cache rows: dst row i <- src row source_rows[i] (beam
+// reordering gathers into `scratch`, then copies back).
+template <typename T>
+void gather_cache_rows(const T* src, T* dst, const int* source_rows, int rows, int length, int capacity, int width,
+                       cudaStream_t s);
+
+// Index of each row's largest value (greedy decoding's argmax), first one on ties.
+void argmax_rows(const float* x, int rows, int n, int* out, cudaStream_t s);
+
+}  // namespace auris::cuda

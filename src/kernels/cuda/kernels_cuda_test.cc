@@ -1,0 +1,212 @@
+// The CUDA kernels against the CPU kernels they mirror (src/kernels/cpu), in fp32 and fp16: layer
+// norm, bias + GELU, the residual add, row softmax with and without the causal mask, the
+// flash-decoding attention over a self-attention cache's filled prefix and over a shared cross
+// cache, the cache writes and row gathers, argmax, and cuBLAS's products. Skipped, with the reason,
+// where no CUDA device is present.
+#include <cuda_fp16.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/cpu/attention.h"
+#include "kernels/cpu/norm_activation.h"
+#include "kernels/cuda/blas.h"
+#include "kernels/cuda/device.h"
+#include "kernels/cuda/kernels.h"
+#include "model/half_float.h"
+
+namespace auris::cuda {
+namespace {
+
+class CudaKernels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!probe_device().usable) GTEST_SKIP() << "no usable CUDA device: " << probe_device().reason;
+  }
+  std::vector<float> random(size_t n, unsigned seed, float scale = 1.0f) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> dist(0.0f, scale);
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(rng);
+    return v;
+  }
+  template <typename X>
+  std::vector<X> download(const DeviceBuffer<X>& b, size_t n) {
+    std::vector<X> host(n);
+    b.download(host.data(), n);
+    AURIS_CUDA_CHECK(cudaDeviceSynchronize());
+    return host;
+  }
+  static std::vector<__half> to_half(const std::vector<float>& v) {
+    std::vector<__half> h(v.size());
+    for (size_t i = 0; i < v.size(); ++i) h[i] = __float2half(v[i]);
+    return h;
+  }
+  static std::vector<float> from_half(const std::vector<__half>& h) {
+    std::vector<float> v(h.size());
+    for (size_t i = 0; i < h.size(); ++i) v[i] = __half2float(h[i]);
+    return v;
+  }
+};
+
+TEST_F(CudaKernels, LayerNormMatchesCpu) {
+  const int rows = 7, n = 1280;
+  const std::vector<float> x = random(static_cast<size_t>(rows) * n, 1, 3.0f), gamma = random(n, 2), beta = random(n, 3);
+  std::vector<float> expected(x.size());
+  ::auris::layer_norm(x.data(), rows, n, gamma.data(), beta.data(), expected.data());
+  DeviceBuffer<float> dx, dg, db, dy(x.size());
+  dx.upload(x), dg.upload(gamma), db.upload(beta);
+  cuda::layer_norm<float>(dx.data(), rows, n, dg.data(), db.data(), dy.data(), nullptr);
+  const std::vector<float> y = download(dy, x.size());
+  for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], expected[i], 1e-4f) << i;
+}
+
+TEST_F(CudaKernels, BiasGeluAndResidualMatchCpu) {
+  const int rows = 5, n = 96;
+  const std::vector<float> y0 = random(static_cast<size_t>(rows) * n, 4, 2.0f), bias = random(n, 5);
+  std::vector<float> expected = y0;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < n; ++c) expected[static_cast<size_t>(r) * n + c] += bias[c];
+  ::auris::gelu_inplace(expected.data(), static_cast<long>(expected.size()));
+  DeviceBuffer<float> dy, db;
+  dy.upload(y0), db.upload(bias);
+  bias_gelu<float>(dy.data(), db.data(), rows, n, n, nullptr);
+  const std::vector<float> y = download(dy, y0.size());
+  for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], expected[i], 1e-5f) << i;
+
+  DeviceBuffer<float> dx;
+  const std::vector<float> x0 = random(y0.size(), 6);
+  dx.upload(x0);
+  add_to_residual<float>(dx.data(), dy.data(), db.data(), rows, n, nullptr);
+  const std::vector<float> x = download(dx, x0.size());
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], x0[i] + y[i] + bias[i % n], 1e-5f) << i;
+}
+
+TEST_F(CudaKernels, SoftmaxRowsMatchCpuWithAndWithoutCausalMask) {
+  const int heads = 3, n = 37;
+  const std::vector<float> scores = random(static_cast<size_t>(heads) * n * n, 7, 4.0f);
+  DeviceBuffer<float> ds, dp(scores.size());
+  ds.upload(scores);
+  for (int causal : {-1, 0}) {
+    softmax_rows<float>(ds.data(), heads * n, n, 0.5f, dp.data(), nullptr, n, causal);
+    const std::vector<float> p = download(dp, scores.size());
+    for (int r = 0; r < heads * n; ++r) {
+      std::vector<float> row(scores.begin() + static_cast<long>(r) * n, scores.begin() + static_cast<long>(r + 1) * n);
+      for (float& v : row) v *= 0.5f;
+      const int visible = causal < 0 ? n : r % n + 1;
+      ::auris::softmax_inplace(row.data(), visible);
+      for (int c = 0; c < n; ++c)
+        ASSERT_NEAR(p[static_cast<size_t>(r) * n + c], c < visible ? row[c] : 0.0f, 1e-6f) << r << "," << c;
+    }
+  }
+}
+
+// One query per row against a self-attention cache [rows][capacity][width] of which only the first
+// n_kv positions are filled (the rest holds junk the kernel must not read), and against a shared
+// cross cache [heads][capacity][64]; compared with the CPU attention over the same keys.
+TEST_F(CudaKernels, DecodeAttentionReadsOnlyTheFilledPrefix) {
+  const int rows = 3, heads = 4, d = 64, width = heads * d;
+  for (bool shared : {false, true}) {
+    const int capacity = shared ? 1500 : 448, n_kv = shared ? 1500 : 130;
+    const std::vector<float> q = random(static_cast<size_t>(rows) * width, 8);
+    const size_t cache_size = shared ? static_cast<size_t>(heads) * capacity * d : static_cast<size_t>(rows) * capacity * width;
+    std::vector<float> k = random(cache_size, 9), v = random(cache_size, 10);
+    if (!shared)  // junk past the prefix: a kernel that reads it returns NaN
+      for (int r = 0; r < rows; ++r)
+        for (size_t i = (static_cast<size_t>(r) * capacity + n_kv) * width; i < static_cast<size_t>(r + 1) * capacity * width; ++i)
+          k[i] = v[i] = NAN;
+    DeviceBuffer<float> dq, dk, dv, dout(q.size()), partial(decode_attention_scratch({rows, heads, capacity, shared}));
+    DeviceBuffer<int> length;
+    dq.upload(q), dk.upload(k), dv.upload(v), length.upload(std::vector<int>{n_kv});
+    decode_attention<float>(dq.data(), width, dk.data(), dv.data(), length.data(), length.data(),
+                            {rows, heads, capacity, shared}, partial.data(), dout.data(), width, nullptr);
+    const std::vector<float> out = download(dout, q.size());
+    std::vector<float> expected(q.size()), scratch;
+    for (int r = 0; r < rows; ++r) {
+      AttentionInput in{q.data() + static_cast<size_t>(r) * width, width, 1, nullptr, width, nullptr, width, n_kv, heads, d};
+      if (shared) {
+        in.k = k.data(), in.v = v.data(), in.ldk = in.ldv = d;
+        in.k_head_stride = in.v_head_stride = static_cast<long>(capacity) * d;
+      } else {
+        in.k = k.data() + static_cast<size_t>(r) * capacity * width;
+        in.v = v.data() + static_cast<size_t>(r) * capacity * width;
+      }
+      ::auris::attention(in, expected.data() + static_cast<size_t>(r) * width, width, scratch);
+    }
+    for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], expected[i], 1e-4f) << (shared ? "cross " : "self ") << i;
+  }
+}
+
+TEST_F(CudaKernels, DecodeAttentionInHalfPrecision) {
+  const int rows = 2, heads = 2, d = 64, width = heads * d, capacity = 448, n_kv = 77;
+  const std::vector<float> q = random(static_cast<size_t>(rows) * width, 11);
+  const std::vector<float> k = random(static_cast<size_t>(rows) * capacity * width, 12);
+  const std::vector<float> v = random(k.size(), 13);
+  DeviceBuffer<__half> dq, dk, dv, dout(q.size());
+  DeviceBuffer<float> partial(decode_attention_scratch({rows, heads, capacity, false}));
+  DeviceBuffer<int> length;
+  dq.upload(to_half(q)), dk.upload(to_half(k)), dv.upload(to_half(v)), length.upload(std::vector<int>{n_kv});
+  decode_attention<__half>(dq.data(), width, dk.data(), dv.data(), length.data(), length.data(),
+                           {rows, heads, capacity, false}, partial.data(), dout.data(), width, nullptr);
+  const std::vector<float> out = from_half(download(dout, q.size()));
+  std::vector<float> expected(q.size()), scratch;
+  for (int r = 0; r < rows; ++r)
+    ::auris::attention({q.data() + static_cast<size_t>(r) * width, width, 1, k.data() + static_cast<size_t>(r) * capacity * width,
+               width, v.data() + static_cast<size_t>(r) * capacity * width, width, n_kv, heads, d},
+              expected.data() + static_cast<size_t>(r) * width, width, scratch);
+  for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], expected[i], 2e-2f) << i;
+}
+
+TEST_F(CudaKernels, CacheWritesAndRowGathers) {
+  const int width = 8, capacity = 6, n = 3;
+  const std::vector<float> qkv = random(static_cast<size_t>(n) * 3 * width, 14);
+  DeviceBuffer<float> dqkv, k(static_cast<size_t>(4) * capacity * width), v(k.size()), gathered(k.size());
+  DeviceBuffer<int> rows, positions, sources;
+  dqkv.upload(qkv), rows.upload(std::vector<int>{2, 0, 3}), positions.upload(std::vector<int>{1, 4, 0});
+  AURIS_CUDA_CHECK(cudaMemset(k.data(), 0, k.size() * sizeof(float)));
+  append_kv<float>(dqkv.data(), n, 3 * width, width, rows.data(), positions.data(), k.data(), v.data(), capacity, nullptr);
+  const std::vector<float> hk = download(k, k.size());
+  EXPECT_EQ(hk[(2 * capacity + 1) * width + 5], qkv[width + 5]);
+  EXPECT_EQ(hk[(0 * capacity + 4) * width + 0], qkv[3 * width + width]);
+  sources.upload(std::vector<int>{2, 2, 0});
+  gather_cache_rows<float>(k.data(), gathered.data(), sources.data(), 3, 2, capacity, width, nullptr);
+  const std::vector<float> hg = download(gathered, gathered.size());
+  for (int c = 0; c < width; ++c) {
+    EXPECT_EQ(hg[(0 * capacity + 1) * width + c], hk[(2 * capacity + 1) * width + c]);
+    EXPECT_EQ(hg[(1 * capacity + 1) * width + c], hk[(2 * capacity + 1) * width + c]);
+  }
+}
+
+TEST_F(CudaKernels, ArgmaxTakesTheFirstOfEqualMaxima) {
+  std::vector<float> x = random(2 * 51865, 15);
+  x[1234] = 50.0f, x[40000] = 50.0f, x[51865 + 7] = 9.0f;
+  DeviceBuffer<float> dx;
+  DeviceBuffer<int> out(2);
+  dx.upload(x);
+  argmax_rows(dx.data(), 2, 51865, out.data(), nullptr);
+  const std::vector<int> best = download(out, 2);
+  EXPECT_EQ(best[0], 1234);
+  EXPECT_EQ(best[1], 7);
+}
+
+TEST_F(CudaKernels, BlasLinearMatchesDefinition) {
+  const int rows = 5, in = 96, out = 40;
+  const std::vector<float> x = random(static_cast<size_t>(rows) * in, 16), w = random(static_cast<size_t>(out) * in, 17);
+  DeviceBuffer<uint8_t> workspace(1 << 20);
+  Blas blas(nullptr, workspace.data(), 1 << 20);
+  DeviceBuffer<float> dx, dw, dy(static_cast<size_t>(rows) * out);
+  dx.upload(x), dw.upload(w);
+  blas.linear<float, float>(dx.data(), rows, in, in, dw.data(), out, dy.data(), out);
+  const std::vector<float> y = download(dy, static_cast<size_t>(rows) * out);
+  for (int r = 0; r < rows; ++r)
+    for (int o = 0; o < out; ++o) {
+      double exact = 0;
+      for (int i = 0; i < in; ++i) exact += double(x[static_cast<size_t>(r) * in + i]) * w[static_cast<size_t>(o) * in + i];
+      ASSERT_NEAR(y[static_cast<size_t>(r) * out + o], exact, 1e-4) << r << "," << o;
+    }
+}
+
+}  // namespace
+}  // namespace auris::cuda

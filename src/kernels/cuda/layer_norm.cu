@@ -1,0 +1,54 @@
+#include "auris/error.h"
+#include "kernels/cuda/kernels.h"
+#include "kernels/cuda/numeric.cuh"
+
+namespace auris::cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+// One block per row; the row (at most 1280 wide) is read once into registers, mean and variance
+// taken in two passes over them, as the CPU kernel does in double.
+template <typename T>
+__global__ void layer_norm_kernel(const float* x, int n, const float* gamma, const float* beta, T* y, float eps) {
+  __shared__ float shared[32];
+  constexpr int kPerThread = 8;  // n <= kThreads * kPerThread
+  const float* xr = x + static_cast<size_t>(blockIdx.x) * n;
+  float v[kPerThread];
+  float sum = 0.0f;
+  for (int k = 0; k < kPerThread; ++k) {
+    const int c = threadIdx.x + k * kThreads;
+    v[k] = c < n ? xr[c] : 0.0f;
+    sum += v[k];
+  }
+  const float mean = block_sum(sum, shared) / n;
+  float squares = 0.0f;
+  for (int k = 0; k < kPerThread; ++k) {
+    const int c = threadIdx.x + k * kThreads;
+    const float d = c < n ? v[k] - mean : 0.0f;
+    squares += d * d;
+  }
+  const float inv = rsqrtf(block_sum(squares, shared) / n + eps);
+  T* yr = y + static_cast<size_t>(blockIdx.x) * n;
+  for (int k = 0; k < kPerThread; ++k) {
+    const int c = threadIdx.x + k * kThreads;
+    if (c < n) yr[c] = from_float<T>((v[k] - mean) * inv * gamma[c] + beta[c]);
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void layer_norm(const float* x, int rows, int n, const float* gamma, const float* beta, T* y, cudaStream_t s,
+                float eps) {
+  if (n > kThreads * 8) throw Error("layer_norm on the GPU takes rows of at most 2048 values");
+  if (rows == 0) return;
+  layer_norm_kernel<T><<<rows, kThreads, 0, s>>>(x, n, gamma, beta, y, eps);
+}
+
+#define INSTANTIATE(T) \
+  template void layer_norm<T>(const float*, int, int, const float*, const float*, T*, cudaStream_t, float);
+AURIS_INSTANTIATE_FOR_STORAGE_TYPES(INSTANTIATE)
+
+}  // namespace auris::cuda
