@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "api/cuda_plugin.h"
 #include "api/model_impl.h"
 #include "auris/error.h"
 #include "model/model_loader.h"
@@ -73,7 +74,7 @@ std::shared_ptr<const Model> Model::load(const std::string& path_or_name, Comput
   if (device == Device::kCuda) {
     if (compute_type == ComputeType::kInt8)
       throw Error("compute type int8 runs on the CPU only: on CUDA use float16, bfloat16 or float32");
-    require_cuda_device();  // before reading the model: the error names what is missing
+    cuda_backend();  // before reading the model: the error names what is missing
   }
   const std::string path = resolve_model_path(path_or_name);
   const ModelFormat format = detect_model_format(path);
@@ -98,7 +99,7 @@ std::shared_ptr<const Model> Model::load(const std::string& path_or_name, Comput
   WhisperModel whisper = assemble_whisper_model(std::move(data));
   std::shared_ptr<const CudaWeights> cuda_weights;
   if (device == Device::kCuda) {
-    cuda_weights = upload_to_cuda(whisper, compute_type);
+    cuda_weights = cuda_backend().upload(whisper, compute_type);
     WhisperModel dims_only;  // the host copy of the weights is not needed any more
     dims_only.dims = whisper.dims;
     dims_only.compute_type = compute_type;

@@ -6,7 +6,7 @@
 
 #include "auris/model.h"
 #include "tokenizer/tokenizer.h"
-#include "whisper/cuda/cuda_engine.h"
+#include "whisper/cuda/cuda_backend.h"
 #include "whisper/window_engine.h"
 #include "whisper/whisper_model.h"
 

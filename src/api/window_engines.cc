@@ -1,17 +1,17 @@
 // Which engine runs a model: the CPU's, or the CUDA device's when the weights were uploaded there.
+#include "api/cuda_plugin.h"
 #include "api/model_impl.h"
 #include "whisper/cpu_window_engine.h"
-#include "whisper/cuda/cuda_engine.h"
 
 namespace auris {
 
 std::unique_ptr<WindowEngine> make_window_engine(const Model::Impl& model) {
-  if (model.cuda_weights) return make_cuda_window_engine(model.cuda_weights);
+  if (model.cuda_weights) return cuda_backend().make_engine(model.cuda_weights);
   return std::make_unique<CpuWindowEngine>(model.weights);
 }
 
 size_t decode_weight_bytes(const WhisperModel& model, const CudaWeights* cuda_weights) {
-  return cuda_weights ? cuda_decode_weight_bytes(*cuda_weights) : model.decode_weight_bytes();
+  return cuda_weights ? cuda_backend().decode_weight_bytes(*cuda_weights) : model.decode_weight_bytes();
 }
 
 }  // namespace auris

@@ -5,7 +5,6 @@
 #include "auris/error.h"
 #include "kernels/cpu/linear.h"
 #include "model/half_float.h"
-#include "whisper/cuda/cuda_engine.h"
 
 namespace auris {
 
@@ -72,10 +71,10 @@ std::shared_ptr<const CudaWeights> upload_model(const WhisperModel& m, ComputeTy
 
 }  // namespace
 
-void require_cuda_device() { cuda::require_device(); }
+namespace cuda {
 
-std::shared_ptr<const CudaWeights> upload_to_cuda(const WhisperModel& model, ComputeType compute_type) {
-  cuda::require_device();
+std::shared_ptr<const CudaWeights> upload_weights(const WhisperModel& model, ComputeType compute_type) {
+  require_device();
   if (model.dims.n_text_state / model.dims.n_text_head != 64 || model.dims.n_audio_state / model.dims.n_audio_head != 64)
     throw Error("the CUDA kernels take 64-wide attention heads, as every Whisper model has; this model's differ");
   switch (compute_type) {
@@ -87,14 +86,16 @@ std::shared_ptr<const CudaWeights> upload_to_cuda(const WhisperModel& model, Com
   throw Error("compute type int8 runs on the CPU only: on CUDA use float16, bfloat16 or float32");
 }
 
-size_t cuda_decode_weight_bytes(const CudaWeights& weights) {
+size_t decode_weight_bytes(const CudaWeights& weights) {
   switch (weights.compute_type) {
-    case ComputeType::kFloat32: return static_cast<const cuda::WeightsOf<float>&>(weights).decode_weight_bytes();
-    case ComputeType::kFloat16: return static_cast<const cuda::WeightsOf<__half>&>(weights).decode_weight_bytes();
-    case ComputeType::kBfloat16: return static_cast<const cuda::WeightsOf<__nv_bfloat16>&>(weights).decode_weight_bytes();
+    case ComputeType::kFloat32: return static_cast<const WeightsOf<float>&>(weights).decode_weight_bytes();
+    case ComputeType::kFloat16: return static_cast<const WeightsOf<__half>&>(weights).decode_weight_bytes();
+    case ComputeType::kBfloat16: return static_cast<const WeightsOf<__nv_bfloat16>&>(weights).decode_weight_bytes();
     case ComputeType::kInt8: break;
   }
   return 0;
 }
+
+}  // namespace cuda
 
 }  // namespace auris

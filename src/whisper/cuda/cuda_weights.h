@@ -6,11 +6,13 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <memory>
 #include <vector>
 
 #include "auris/model.h"
 #include "kernels/cuda/device.h"
 #include "model/model_dims.h"
+#include "whisper/whisper_model.h"
 
 namespace auris {
 
@@ -72,6 +74,10 @@ struct WeightsOf : CudaWeights {
     return n * sizeof(T);
   }
 };
+
+// The model's fp32 weights (assemble_whisper_model) uploaded once in the compute type's storage type.
+std::shared_ptr<const CudaWeights> upload_weights(const WhisperModel& model, ComputeType compute_type);
+size_t decode_weight_bytes(const CudaWeights& weights);
 
 }  // namespace cuda
 }  // namespace auris

@@ -10,8 +10,8 @@
 #include "auris/error.h"
 #include "kernels/cuda/blas.h"
 #include "kernels/cuda/kernels.h"
-#include "whisper/cuda/cuda_engine.h"
 #include "whisper/cuda/cuda_weights.h"
+#include "whisper/cuda/cuda_window_engine.h"
 
 namespace auris {
 
@@ -479,7 +479,7 @@ void CudaWindowEngine<T>::copy_rows(const std::vector<int>& source_rows) {
 
 }  // namespace
 
-std::unique_ptr<WindowEngine> make_cuda_window_engine(std::shared_ptr<const CudaWeights> weights) {
+std::unique_ptr<WindowEngine> cuda::make_window_engine(std::shared_ptr<const CudaWeights> weights) {
   switch (weights->compute_type) {
     case ComputeType::kFloat32: return std::make_unique<CudaWindowEngine<float>>(std::move(weights));
     case ComputeType::kFloat16: return std::make_unique<CudaWindowEngine<__half>>(std::move(weights));

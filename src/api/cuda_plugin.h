@@ -1,0 +1,12 @@
+// The CUDA backend plugin (whisper/cuda/cuda_backend.h), loaded on first use.
+#pragma once
+
+#include "whisper/cuda/cuda_backend.h"
+
+namespace auris {
+
+// Loads libauris_cuda.so ($AURIS_CUDA_PLUGIN, else beside the running executable) once and checks
+// that CUDA can run here; throws auris::Error saying what is missing and what to do.
+const CudaBackend& cuda_backend();
+
+}  // namespace auris
