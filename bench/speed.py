@@ -161,6 +161,16 @@ def encoder_flops(d):
     return convs + layers * per_layer
 
 
+def machine():
+    """The CPU as /proc/cpuinfo names it, its core count and widest vector instructions."""
+    info = open("/proc/cpuinfo").read()
+    name = next((l.split(":", 1)[1].strip() for l in info.splitlines() if l.startswith("model name")), "unknown CPU")
+    family = next((l.split(":", 1)[1].strip() for l in info.splitlines() if l.startswith("cpu family")), "?")
+    flags = set(next((l.split(":", 1)[1].split() for l in info.splitlines() if l.startswith("flags")), []))
+    simd = [f for f in ("avx512f", "avx512_bf16", "avx512_vnni", "avx2", "fma", "f16c") if f in flags]
+    return f"{name} (family {family}), {os.cpu_count()} cores, {' '.join(simd) or 'no AVX'}"
+
+
 def ratio_line(rows, ours, peer, target):
     if ours not in rows or peer not in rows:
         return None
@@ -173,6 +183,7 @@ def markdown(results, floors):
     lines = []
     peak = floors["sgemm_gflops"]["median"]
     bandwidth = floors["read_gbs"]["median"]
+    lines.append(f"Machine: {machine()}.\n")
     lines.append(f"Floors (same run, {floors['threads']} threads, {floors['blas']}): sgemm {peak:.1f} GFLOP/s "
                  f"({floors['sgemm_gflops']['min']:.1f}-{floors['sgemm_gflops']['max']:.1f}), "
                  f"streaming read {bandwidth:.1f} GB/s ({floors['read_gbs']['min']:.1f}-{floors['read_gbs']['max']:.1f}).\n")

@@ -63,20 +63,31 @@ SelfKVCache::SelfKVCache(int n_layers, int max_rows, int n_ctx, int width)
 
 void SelfKVCache::reorder(const std::vector<int>& source_rows) {
   const int rows = static_cast<int>(source_rows.size());
-  bool identity = true;
+  std::vector<int> changed;  // rows that take another row's prefix
   for (int i = 0; i < rows; ++i) {
     if (source_rows[i] < 0 || source_rows[i] >= max_rows_) throw Error("beam reorder names a row out of range");
-    identity = identity && source_rows[i] == i;
+    if (source_rows[i] != i) changed.push_back(i);
   }
-  if (identity || length_ == 0) return;
+  if (changed.empty() || length_ == 0) return;
+  // Only a source that is itself overwritten needs a copy first; the others are read in place.
+  std::vector<int> saved_slot(max_rows_, -1);
+  int saved = 0;
+  for (int i : changed) {
+    const int source = source_rows[i];
+    if (saved_slot[source] < 0 && source < rows && source_rows[source] != source) saved_slot[source] = saved++;
+  }
   const size_t prefix = static_cast<size_t>(length_) * width_;
-  scratch_.resize(static_cast<size_t>(rows) * prefix);
+  scratch_.resize(static_cast<size_t>(saved) * prefix);
   for (float* cache : {k_.get(), v_.get()}) {
     for (int layer = 0; layer < n_layers_; ++layer) {
-      for (int i = 0; i < rows; ++i)
-        std::memcpy(scratch_.data() + i * prefix, cache + offset(layer, source_rows[i]), prefix * sizeof(float));
-      for (int i = 0; i < rows; ++i)
-        std::memcpy(cache + offset(layer, i), scratch_.data() + i * prefix, prefix * sizeof(float));
+      for (int row = 0; row < max_rows_; ++row)
+        if (saved_slot[row] >= 0)
+          std::memcpy(scratch_.data() + saved_slot[row] * prefix, cache + offset(layer, row), prefix * sizeof(float));
+      for (int i : changed) {
+        const int source = source_rows[i];
+        const float* from = saved_slot[source] >= 0 ? scratch_.data() + saved_slot[source] * prefix : cache + offset(layer, source);
+        std::memcpy(cache + offset(layer, i), from, prefix * sizeof(float));
+      }
     }
   }
 }

@@ -1,9 +1,9 @@
 #include "whisper/window_inference.h"
 
 #include <chrono>
-#include <cstring>
 
 #include "auris/error.h"
+#include "whisper/inference_calls.h"
 
 namespace auris {
 
@@ -46,46 +46,25 @@ void WindowInference::reset() {
 void WindowInference::logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
                              int extra_position, std::vector<float>* extra_logits_out) {
   if (!has_window_) throw Error("decoder has no audio window: call set_window() first");
-  const int rows = static_cast<int>(tokens.size());
-  if (rows == 0) throw Error("decoder called with no sequences");
-  const int n_vocab = model_.dims.n_vocab;
-
   if (!self_ || self_->length() == 0) {
-    // Prefill: every row starts from the same prompt, so it is computed once and copied.
-    for (const auto& row : tokens)
-      if (row != tokens[0]) throw Error("all sequences must share one prompt at prefill");
-    ensure_rows(rows);
-    const int n = static_cast<int>(tokens[0].size());
-    const bool extra = extra_position >= 0 && extra_logits_out != nullptr;
-    std::vector<int> positions = {n - 1};
-    if (extra) positions.push_back(extra_position);
+    const PrefillCall call = prefill_call(tokens, extra_position, extra_logits_out);
+    ensure_rows(call.rows);
     const auto start = std::chrono::steady_clock::now();
-    decoder_.prefill(tokens[0], cross_, *self_, positions, prefill_logits_);
+    decoder_.prefill(call.prompt, cross_, *self_, call.logit_positions, prefill_logits_);
     times_.prefill_seconds += seconds_since(start);
     ++times_.prefills;
-    self_->broadcast_row0(rows);
-    auto replicate = [&](const float* row, std::vector<float>& out) {
-      out.resize(static_cast<size_t>(rows) * n_vocab);
-      for (int r = 0; r < rows; ++r) std::memcpy(out.data() + static_cast<size_t>(r) * n_vocab, row, n_vocab * sizeof(float));
-    };
-    replicate(prefill_logits_.data(), logits_out);
-    if (extra) replicate(prefill_logits_.data() + n_vocab, *extra_logits_out);
+    self_->broadcast_row0(call.rows);
+    replicate_prefill_logits(call, prefill_logits_, model_.dims.n_vocab, logits_out, extra_logits_out);
     return;
   }
-
-  if (rows > self_->max_rows()) throw Error("more sequences than were prefilled");
-  std::vector<int> next(rows);
-  for (int r = 0; r < rows; ++r) {
-    if (static_cast<int>(tokens[r].size()) != self_->length() + 1)
-      throw Error("each decode step must add exactly one token per sequence");
-    next[r] = tokens[r].back();
-  }
+  if (static_cast<int>(tokens.size()) > self_->max_rows()) throw Error("more sequences than were prefilled");
+  const std::vector<int> next = step_tokens(tokens, self_->length());
   const auto start = std::chrono::steady_clock::now();
   if (recompute_cross_kv_each_step_) compute_cross_kv();
   decoder_.step(next, cross_, *self_, logits_out);
   times_.step_seconds += seconds_since(start);
   ++times_.steps;
-  times_.step_rows += rows;
+  times_.step_rows += static_cast<long long>(next.size());
 }
 
 void WindowInference::alignment_pass(const std::vector<int>& tokens, const std::vector<int>& logit_positions,

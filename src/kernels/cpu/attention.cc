@@ -68,7 +68,7 @@ float dot(const float* a, const float* b, int n) {
 template <int N, typename K>
 void scores_over_transposed_keys(const float* q, int ldq, const K* kt, int ldk, int d, int n_kv, float scale,
                                  float* scores, int lds) {
-  constexpr int J = N <= 4 ? 2 : 1;  // vectors of keys per pass: as many accumulators as registers allow
+  constexpr int J = N <= 6 ? 2 : 1;  // vectors of keys per pass: as many accumulators as registers allow
   int j = 0;
   for (; j + J * L <= n_kv; j += J * L) {
     simd::Vec acc[N][J];
@@ -109,35 +109,59 @@ void scores_over_transposed_keys(int n, const float* q, int ldq, const K* kt, in
   }
 }
 
-// out[c0, c0 + U*L) = sum_j p[j] * v_j[c0, ...): U accumulators in registers over all n keys.
-template <int U, typename V>
-void weighted_values_block(const float* p, int n, const V* v, int ldv, int c0, float* out) {
-  simd::Vec acc[U];
-  for (int u = 0; u < U; ++u) acc[u] = simd::zero();
+// For N queries: out_i[c0, c0 + U*L) = sum_j p_i[j] * v_j[c0, ...), N*U accumulators in registers
+// over all n keys, so each value vector is loaded (and widened from fp16) once for all N queries.
+template <int N, int U, typename V>
+void weighted_values_block(const float* p, int lds, int n, const V* v, int ldv, int c0, float* out, int ldo) {
+  simd::Vec acc[N][U];
+  for (int i = 0; i < N; ++i)
+    for (int u = 0; u < U; ++u) acc[i][u] = simd::zero();
   for (int j = 0; j < n; ++j) {
-    const simd::Vec w = simd::set1(p[j]);
     const V* row = v + static_cast<size_t>(j) * ldv + c0;
-    for (int u = 0; u < U; ++u) acc[u] = simd::fmadd(w, load_any(row + u * L), acc[u]);
+    simd::Vec values[U];
+    for (int u = 0; u < U; ++u) values[u] = load_any(row + u * L);
+    for (int i = 0; i < N; ++i) {
+      const simd::Vec w = simd::set1(p[static_cast<size_t>(i) * lds + j]);
+      for (int u = 0; u < U; ++u) acc[i][u] = simd::fmadd(w, values[u], acc[i][u]);
+    }
   }
-  for (int u = 0; u < U; ++u) simd::store(out + c0 + u * L, acc[u]);
+  for (int i = 0; i < N; ++i)
+    for (int u = 0; u < U; ++u) simd::store(out + static_cast<size_t>(i) * ldo + c0 + u * L, acc[i][u]);
 }
 
-// out[d] = sum_j p[j] * v_j over n value rows (row stride ldv).
-template <typename V>
-void weighted_values(const float* p, int n, const V* v, int ldv, int d, float* out) {
+// out_i[d] = sum_j p_i[j] * v_j over n value rows (row stride ldv) for N queries (p row stride lds,
+// out row stride ldo).
+template <int N, typename V>
+void weighted_values(const float* p, int lds, int n, const V* v, int ldv, int d, float* out, int ldo) {
+  constexpr int U = N == 1 ? 8 : (N == 2 ? 4 : (N <= 6 ? 2 : 1));  // N*U + U + 1 <= 16 registers
   int c0 = 0;
-  for (; c0 + 8 * L <= d; c0 += 8 * L) weighted_values_block<8>(p, n, v, ldv, c0, out);
-  for (; c0 + L <= d; c0 += L) weighted_values_block<1>(p, n, v, ldv, c0, out);
-  for (; c0 < d; ++c0) {
-    float sum = 0.0f;
-    for (int j = 0; j < n; ++j) sum += p[j] * scalar_any(v + static_cast<size_t>(j) * ldv + c0);
-    out[c0] = sum;
+  for (; c0 + U * L <= d; c0 += U * L) weighted_values_block<N, U>(p, lds, n, v, ldv, c0, out, ldo);
+  for (; c0 + L <= d; c0 += L) weighted_values_block<N, 1>(p, lds, n, v, ldv, c0, out, ldo);
+  for (; c0 < d; ++c0)
+    for (int i = 0; i < N; ++i) {
+      float sum = 0.0f;
+      for (int j = 0; j < n; ++j) sum += p[static_cast<size_t>(i) * lds + j] * scalar_any(v + static_cast<size_t>(j) * ldv + c0);
+      out[static_cast<size_t>(i) * ldo + c0] = sum;
+    }
+}
+
+template <typename V>
+void weighted_values(int n_q, const float* p, int lds, int n, const V* v, int ldv, int d, float* out, int ldo) {
+  switch (n_q) {
+    case 1: return weighted_values<1>(p, lds, n, v, ldv, d, out, ldo);
+    case 2: return weighted_values<2>(p, lds, n, v, ldv, d, out, ldo);
+    case 3: return weighted_values<3>(p, lds, n, v, ldv, d, out, ldo);
+    case 4: return weighted_values<4>(p, lds, n, v, ldv, d, out, ldo);
+    case 5: return weighted_values<5>(p, lds, n, v, ldv, d, out, ldo);
+    case 6: return weighted_values<6>(p, lds, n, v, ldv, d, out, ldo);
+    case 7: return weighted_values<7>(p, lds, n, v, ldv, d, out, ldo);
+    default: return weighted_values<8>(p, lds, n, v, ldv, d, out, ldo);
   }
 }
 
 // Queries [q0, q1) of one head against its visible keys, scores in `scores` ([q1-q0] x n_kv).
 // Few queries (a decode step): scores and weighted sums straight over all n_kv keys given, each key
-// and value read once for every query; masked keys get weight 0. BLAS would first pack whole K and V
+// and value read once for all the queries; masked keys get weight 0. BLAS would first pack whole K and V
 // panels, which costs more than the arithmetic itself.
 void few_queries(const AttentionInput& in, const HeadView& hv, int ldo, int q0, int q1, float* scores) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(in.d_head));
@@ -158,12 +182,12 @@ void few_queries(const AttentionInput& in, const HeadView& hv, int ldo, int q0, 
     const int visible = visible_keys(in, q0 + i);
     for (int j = visible; j < n_kv; ++j) p[j] = 0.0f;
     softmax_inplace(p, visible);
-    float* out = hv.out + static_cast<size_t>(q0 + i) * ldo;
-    if (hv.v16)
-      weighted_values(p, n_kv, hv.v16, in.ldv, d, out);
-    else
-      weighted_values(p, n_kv, hv.v, in.ldv, d, out);
   }
+  float* out = hv.out + static_cast<size_t>(q0) * ldo;
+  if (hv.v16)
+    weighted_values(n, scores, n_kv, n_kv, hv.v16, in.ldv, d, out, ldo);
+  else
+    weighted_values(n, scores, n_kv, n_kv, hv.v, in.ldv, d, out, ldo);
 }
 
 // rows x cols fp16 values (row stride ld) widened into dst (packed), for the GEMMs.

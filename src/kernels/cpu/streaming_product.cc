@@ -165,9 +165,14 @@ Int8Rows quantize_int8_rows(const float* w, int out, int in) {
     float max_abs = 0.0f;
     for (int i = 0; i < in; ++i) max_abs = std::max(max_abs, std::fabs(wr[i]));
     const float scale = max_abs > 0.0f ? max_abs / 127.0f : 1.0f;
-    for (int i = 0; i < in; ++i)
-      q.values[static_cast<size_t>(col) * in + i] =
-          static_cast<int8_t>(std::clamp(static_cast<int>(std::lround(wr[i] / scale)), -127, 127));
+    int8_t* qr = q.values.data() + static_cast<size_t>(col) * in;
+    for (int i = 0; i < in; ++i) {  // lround's half away from zero, in a loop the compiler vectorises
+      const float r = wr[i] / scale;
+      const int toward_zero = static_cast<int>(r);
+      const float fraction = r - static_cast<float>(toward_zero);  // exact
+      const int rounded = toward_zero + (fraction >= 0.5f) - (fraction <= -0.5f);
+      qr[i] = static_cast<int8_t>(std::clamp(rounded, -127, 127));
+    }
     q.scales[col] = scale;
   }
   return q;

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -96,6 +97,23 @@ TEST(StreamingProduct, Int8KeepsZeroRowsAndRowsOfOneSign) {
   double exact = 0;
   for (int i = 0; i < 70; ++i) exact += 0.5 + 0.01 * i;
   EXPECT_NEAR(y[1], exact, exact * 0.01);
+}
+
+// Quantisation rounds as lround (half away from zero), exact halves and values just below them
+// included.
+TEST(StreamingProduct, Int8QuantisationRoundsLikeLround) {
+  std::vector<float> w = {127.0f, 0.5f, -0.5f, 1.5f, -2.5f, 0.49999997f, -0.49999997f, 126.5f, 3.7f, -3.2f};
+  const std::vector<float> random = random_values(5000, 21);
+  w.insert(w.end(), random.begin(), random.end());
+  w[20] = 127.0f;  // a second row shares the layout: 10 columns per row here is fine
+  const int in = 10, out = static_cast<int>(w.size()) / in;
+  const Int8Rows q = quantize_int8_rows(w.data(), out, in);
+  for (int o = 0; o < out; ++o)
+    for (int i = 0; i < in; ++i) {
+      const float v = w[static_cast<size_t>(o) * in + i];
+      const long expected = std::clamp(std::lround(v / q.scales[o]), -127L, 127L);
+      ASSERT_EQ(q.values[static_cast<size_t>(o) * in + i], expected) << "row " << o << " value " << v;
+    }
 }
 
 TEST(StreamingProduct, WeightRowsReadBackInEveryStreamingFormat) {

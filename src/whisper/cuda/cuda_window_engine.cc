@@ -12,6 +12,7 @@
 #include "kernels/cuda/kernels.h"
 #include "whisper/cuda/cuda_weights.h"
 #include "whisper/cuda/cuda_window_engine.h"
+#include "whisper/inference_calls.h"
 
 namespace auris {
 
@@ -267,35 +268,17 @@ template <typename T>
 void CudaWindowEngine<T>::logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
                                  int extra_position, std::vector<float>* extra_logits_out) {
   if (!has_window_) throw Error("decoder has no audio window: call set_window() first");
-  const int rows = static_cast<int>(tokens.size());
-  if (rows == 0) throw Error("decoder called with no sequences");
-  const int n_vocab = d_.n_vocab;
   if (length_ == 0) {
-    for (const auto& row : tokens)
-      if (row != tokens[0]) throw Error("all sequences must share one prompt at prefill");
-    ensure_rows(rows);
-    const int n = static_cast<int>(tokens[0].size());
-    const bool extra = extra_position >= 0 && extra_logits_out != nullptr;
-    std::vector<int> positions = {n - 1};
-    if (extra) positions.push_back(extra_position);
+    const PrefillCall call = prefill_call(tokens, extra_position, extra_logits_out);
+    ensure_rows(call.rows);
     std::vector<float> prefill_logits;
-    prefill(tokens[0], positions, prefill_logits);
-    copy_rows(std::vector<int>(rows, 0));  // every row continues from the one prefilled prompt
-    auto replicate = [&](const float* row, std::vector<float>& out) {
-      out.resize(static_cast<size_t>(rows) * n_vocab);
-      for (int r = 0; r < rows; ++r) std::memcpy(out.data() + static_cast<size_t>(r) * n_vocab, row, n_vocab * sizeof(float));
-    };
-    replicate(prefill_logits.data(), logits_out);
-    if (extra) replicate(prefill_logits.data() + n_vocab, *extra_logits_out);
+    prefill(call.prompt, call.logit_positions, prefill_logits);
+    copy_rows(std::vector<int>(call.rows, 0));  // every row continues from the one prefilled prompt
+    replicate_prefill_logits(call, prefill_logits, d_.n_vocab, logits_out, extra_logits_out);
     return;
   }
-  if (rows > max_rows_) throw Error("more sequences than were prefilled");
-  std::vector<int> next(rows);
-  for (int r = 0; r < rows; ++r) {
-    if (static_cast<int>(tokens[r].size()) != length_ + 1) throw Error("each decode step must add exactly one token per sequence");
-    next[r] = tokens[r].back();
-  }
-  step(next, logits_out);
+  if (static_cast<int>(tokens.size()) > max_rows_) throw Error("more sequences than were prefilled");
+  step(step_tokens(tokens, length_), logits_out);
 }
 
 template <typename T>
