@@ -14,12 +14,14 @@ namespace auris {
 
 namespace {
 
+#if AURIS_HAVE_CUDA_PLUGIN
 std::string plugin_path() {
   if (const char* env = std::getenv("AURIS_CUDA_PLUGIN"); env && *env) return env;
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ((ec ? std::filesystem::path(".") : exe.parent_path()) / "libauris_cuda.so").string();
 }
+#endif
 
 const CudaBackend* load() {
 #if AURIS_HAVE_CUDA_PLUGIN

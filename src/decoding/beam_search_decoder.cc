@@ -7,6 +7,7 @@
 
 #include "auris/error.h"
 #include "decoding/log_softmax.h"
+#include "decoding/top_k.h"
 
 namespace auris {
 
@@ -24,18 +25,6 @@ Entry* find_entry(std::vector<Entry>& entries, const Key& key, auto key_of) {
   for (auto& e : entries)
     if (key_of(e) == key) return &e;
   return nullptr;
-}
-
-// Indices of the k largest values, largest first; ties keep the lower index first.
-std::vector<int> top_k(std::span<const float> values, int k) {
-  std::vector<int> order(values.size());
-  std::iota(order.begin(), order.end(), 0);
-  k = std::min<int>(k, static_cast<int>(values.size()));
-  std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
-    return values[a] > values[b] || (values[a] == values[b] && a < b);
-  });
-  order.resize(k);
-  return order;
 }
 
 }  // namespace
@@ -65,7 +54,17 @@ bool BeamSearchDecoder::update(TokenRows& tokens, std::span<const float> logits,
   TokenRows next_tokens;
   std::vector<int> source_indices;
   std::vector<SequenceScores> newly_finished(n_audio);
-  std::vector<float> logprobs(n_vocab);
+  // Each row's beam_size + 1 best tokens and their log-probabilities, rows in parallel: this is the
+  // only work here that reads the whole vocabulary.
+  const int rows = static_cast<int>(tokens.size());
+  std::vector<std::vector<std::pair<int, float>>> proposals(rows);
+#pragma omp parallel for schedule(static) if (rows > 1)
+  for (int idx = 0; idx < rows; ++idx) {
+    thread_local std::vector<float> logprobs;
+    logprobs.resize(n_vocab);
+    log_softmax(logits.subspan(static_cast<size_t>(idx) * n_vocab, n_vocab), logprobs);
+    for (int token : top_k(logprobs, beam_size_ + 1)) proposals[idx].emplace_back(token, logprobs[token]);
+  }
   for (size_t i = 0; i < n_audio; ++i) {
     // STEP 1: every beam proposes its beam_size + 1 best continuations. Identical beams (all of
     // them at the first step) propose identical sequences; like the reference's dict, the later
@@ -73,11 +72,10 @@ bool BeamSearchDecoder::update(TokenRows& tokens, std::span<const float> logits,
     std::vector<Candidate> candidates;
     for (int j = 0; j < beam_size_; ++j) {
       const int idx = static_cast<int>(i) * beam_size_ + j;
-      log_softmax(logits.subspan(static_cast<size_t>(idx) * n_vocab, n_vocab), logprobs);
-      for (int token : top_k(logprobs, beam_size_ + 1)) {
+      for (const auto& [token, logprob] : proposals[idx]) {
         std::vector<int> sequence = tokens[idx];
         sequence.push_back(token);
-        const float score = sum_logprobs[idx] + logprobs[token];
+        const float score = sum_logprobs[idx] + logprob;
         auto key_of = [](const Candidate& c) -> const std::vector<int>& { return c.sequence; };
         if (Candidate* existing = find_entry(candidates, sequence, key_of)) {
           existing->score = score;

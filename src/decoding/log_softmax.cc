@@ -4,17 +4,14 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu/norm_activation.h"
 #include "kernels/cpu/simd.h"
 
 namespace auris {
 
 namespace {
 
-float max_of(std::span<const float> values) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (float v : values) m = std::max(m, v);
-  return m;
-}
+float max_of(std::span<const float> values) { return max_value(values.data(), static_cast<long>(values.size())); }
 
 // sum(exp(x - shift)) over the span, the exponentials in float (as torch computes them), the sum in
 // double. Suppressed logits (-inf) add 0.

@@ -1,5 +1,7 @@
 #include "whisper/kv_cache.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -77,17 +79,22 @@ void SelfKVCache::reorder(const std::vector<int>& source_rows) {
     if (saved_slot[source] < 0 && source < rows && source_rows[source] != source) saved_slot[source] = saved++;
   }
   const size_t prefix = static_cast<size_t>(length_) * width_;
-  scratch_.resize(static_cast<size_t>(saved) * prefix);
-  for (float* cache : {k_.get(), v_.get()}) {
-    for (int layer = 0; layer < n_layers_; ++layer) {
-      for (int row = 0; row < max_rows_; ++row)
-        if (saved_slot[row] >= 0)
-          std::memcpy(scratch_.data() + saved_slot[row] * prefix, cache + offset(layer, row), prefix * sizeof(float));
-      for (int i : changed) {
-        const int source = source_rows[i];
-        const float* from = saved_slot[source] >= 0 ? scratch_.data() + saved_slot[source] * prefix : cache + offset(layer, source);
-        std::memcpy(cache + offset(layer, i), from, prefix * sizeof(float));
-      }
+  // Keys and values of each layer are independent: the 2 * n_layers parts are copied in parallel,
+  // each thread keeping its saved rows in its own slice of the scratch.
+  const int threads = std::min(omp_get_max_threads(), 2 * n_layers_);
+  scratch_.resize(static_cast<size_t>(threads) * saved * prefix);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int part = 0; part < 2 * n_layers_; ++part) {
+    float* cache = part < n_layers_ ? k_.get() : v_.get();
+    const int layer = part % n_layers_;
+    float* kept = scratch_.data() + static_cast<size_t>(omp_get_thread_num()) * saved * prefix;
+    for (int row = 0; row < max_rows_; ++row)
+      if (saved_slot[row] >= 0)
+        std::memcpy(kept + saved_slot[row] * prefix, cache + offset(layer, row), prefix * sizeof(float));
+    for (int i : changed) {
+      const int source = source_rows[i];
+      const float* from = saved_slot[source] >= 0 ? kept + saved_slot[source] * prefix : cache + offset(layer, source);
+      std::memcpy(cache + offset(layer, i), from, prefix * sizeof(float));
     }
   }
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 
 #include "kernels/cpu/norm_activation.h"
@@ -85,6 +86,21 @@ TEST(NormActivation, SoftmaxExpMatchesLibm) {
   for (int i = 16; i < 32; ++i) masked[i] = -INFINITY;
   softmax_inplace(masked.data(), 32);
   for (int i = 0; i < 32; ++i) EXPECT_EQ(masked[i], i < 16 ? 1.0f / 16 : 0.0f) << i;
+}
+
+}  // namespace
+}  // namespace auris
+
+namespace auris {
+namespace {
+
+TEST(NormActivation, MaxValueOverVectorsAndTail) {
+  for (int n : {0, 1, 7, 8, 9, 51865}) {
+    std::vector<float> x(n, -std::numeric_limits<float>::infinity());
+    if (n > 0) x[n - 1] = 3.5f;  // in the scalar tail for most n
+    if (n > 2) x[n / 2] = 2.0f;
+    EXPECT_EQ(max_value(x.data(), n), n > 0 ? 3.5f : -std::numeric_limits<float>::infinity()) << n;
+  }
 }
 
 }  // namespace

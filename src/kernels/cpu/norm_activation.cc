@@ -44,13 +44,20 @@ void add_inplace(float* y, const float* x, long count) {
   for (long i = 0; i < count; ++i) y[i] += x[i];
 }
 
-void softmax_inplace(float* x, int n) {
+float max_value(const float* x, long n) {
   constexpr int L = simd::kLanes;
   simd::Vec vmax = simd::set1(-INFINITY);
-  int i = 0;
+  long i = 0;
   for (; i + L <= n; i += L) vmax = simd::max(vmax, simd::load(x + i));
   float max = simd::reduce_max(vmax);
   for (; i < n; ++i) max = x[i] > max ? x[i] : max;
+  return max;
+}
+
+void softmax_inplace(float* x, int n) {
+  constexpr int L = simd::kLanes;
+  const float max = max_value(x, n);
+  int i = 0;
   // The sum is kept in double: 1500-key rows lose nothing to rounding.
   simd::DoubleSum sums;
   const simd::Vec shift = simd::set1(max);

@@ -13,4 +13,7 @@ void add_inplace(float* y, const float* x, long count);
 // Softmax of one row in place; entries that are -inf stay 0.
 void softmax_inplace(float* x, int n);
 
+// The largest of n values (-inf for none).
+float max_value(const float* x, long n);
+
 }  // namespace auris
