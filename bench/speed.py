@@ -16,7 +16,7 @@ EnglishTextNormalizer (`auris wer`).
 The floors (peak sgemm, streaming-read bandwidth) come from build/auris_floors in the same run.
 Writes bench/results/speed.json and prints the markdown tables docs/BENCHMARKS.md quotes.
 
-Usage: bench/speed.py [--models tiny.en base] [--repeats 3] [--quick]
+Usage: bench/speed.py [--models tiny.en base] [--repeats 3] [--render bench/results/speed.json]
 (scripts/setup_bench.sh and scripts/setup_reference.sh install the peers; bench/speed.sh does all.)
 """
 import argparse
@@ -36,6 +36,8 @@ AUDIO = {
 }
 JFK_TEXT = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
 DECODINGS = {"greedy": 1, "beam5": 5}
+# A reduced compute type is compared with the peers only if its WER is within this of float32's.
+WER_MARGIN = 0.003
 
 
 def model_dir(name):
@@ -179,11 +181,11 @@ def ratio_line(rows, ours, peer, target):
     return f"- {ours} vs {peer}: **{r:.2f}x** faster (target {target}x: {verdict})"
 
 
-def markdown(results, floors):
+def markdown(results, floors, machine_name):
     lines = []
     peak = floors["sgemm_gflops"]["median"]
     bandwidth = floors["read_gbs"]["median"]
-    lines.append(f"Machine: {machine()}.\n")
+    lines.append(f"Machine: {machine_name}.\n")
     lines.append(f"Floors (same run, {floors['threads']} threads, {floors['blas']}): sgemm {peak:.1f} GFLOP/s "
                  f"({floors['sgemm_gflops']['min']:.1f}-{floors['sgemm_gflops']['max']:.1f}), "
                  f"streaming read {bandwidth:.1f} GB/s ({floors['read_gbs']['min']:.1f}-{floors['read_gbs']['max']:.1f}).\n")
@@ -197,8 +199,14 @@ def markdown(results, floors):
             lines.append(f"| {label} | {w['median']:.2f} ({w['min']:.2f}-{w['max']:.2f}), {w['n']} | {r['x_real_time']:.1f} | "
                          f"{r['rss_mb']['median']:.0f} | {r['wer']:.4f} |")
         lines.append("")
-        fastest = min((l for l in rows if l.startswith("auris ") and "," not in l), key=lambda l: rows[l]["wall_s"]["median"],
-                      default=None)
+        # The fastest type that keeps float32's accuracy: WER within WER_MARGIN of it on this case.
+        types = [l for l in rows if l.startswith("auris ") and "," not in l]
+        accurate = [l for l in types if "auris float32" not in rows or rows[l]["wer"] <= rows["auris float32"]["wer"] + WER_MARGIN]
+        fastest = min(accurate, key=lambda l: rows[l]["wall_s"]["median"], default=None)
+        for label in types:
+            if label not in accurate and rows[label]["wall_s"]["median"] < rows[fastest]["wall_s"]["median"]:
+                lines.append(f"- {label} is faster but not as accurate: WER {100 * (rows[label]['wer'] - rows['auris float32']['wer']):+.2f} "
+                             f"points from float32's (the margin is {100 * WER_MARGIN:.1f}), so it is not compared")
         for ours, peer, target in [("auris float32", "faster-whisper float32", 1.5), ("auris float32", "whisper.cpp f16", 1.5),
                                    (fastest, "faster-whisper int8", 1.3), (fastest, "whisper.cpp f16", 1.3)]:
             line = ratio_line(rows, ours, peer, target)
@@ -209,7 +217,7 @@ def markdown(results, floors):
                 slower = r["wall_s"]["median"] / rows["auris float32"]["wall_s"]["median"]
                 step = r["decode_ms_per_step"]["median"] / rows["auris float32"]["decode_ms_per_step"]["median"]
                 lines.append(f"- ablation, {label[len('auris float32, '):]}: {slower:.2f}x the wall time, "
-                             f"{step:.2f}x the decode step: the cache design's saving")
+                             f"{step:.2f}x the decode step of auris float32")
         lines.append("")
         stage = [(l, r) for l, r in rows.items() if "encoder_ms_per_window" in r]
         if stage:
@@ -246,7 +254,12 @@ def main():
     p.add_argument("--bench-python", default=os.path.expanduser("~/.cache/auris/benchenv/bin/python"))
     p.add_argument("--reference-python", default=os.path.expanduser("~/.cache/auris/refenv/bin/python"))
     p.add_argument("--output", default=os.path.join(ROOT, "bench", "results", "speed.json"))
+    p.add_argument("--render", metavar="JSON", help="print the tables of a saved results file; run nothing")
     args = p.parse_args()
+    if args.render:
+        saved = json.load(open(args.render))
+        print(markdown(saved["cases"], saved["floors"], saved.get("machine", "not recorded")))
+        return
 
     bench = Bench(args)
     floors = json.loads(subprocess.check_output([os.path.join(ROOT, "build", "auris_floors")], text=True,
@@ -261,8 +274,8 @@ def main():
                 results.append(case)
     os.makedirs(os.path.dirname(args.output), exist_ok=True)
     with open(args.output, "w") as f:
-        json.dump({"floors": floors, "threads": args.threads, "cases": results}, f, indent=1)
-    print(markdown(results, floors))
+        json.dump({"machine": machine(), "floors": floors, "threads": args.threads, "cases": results}, f, indent=1)
+    print(markdown(results, floors, machine()))
 
 
 if __name__ == "__main__":

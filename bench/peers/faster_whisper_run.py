@@ -2,18 +2,11 @@
 transcribe() defaults (temperature fallback 0.0..1.0, condition on previous text, no VAD), the
 given beam size (1 = greedy) and language. Prints one JSON line: the text and the seconds spent
 loading and transcribing."""
-import argparse
-import json
 import time
 
-parser = argparse.ArgumentParser()
-parser.add_argument("--model", required=True, help="CTranslate2 model directory")
-parser.add_argument("--compute-type", default="float32")
-parser.add_argument("--beam", type=int, default=1)
-parser.add_argument("--threads", type=int, default=2)
-parser.add_argument("--language", default="en")
-parser.add_argument("audio")
-args = parser.parse_args()
+from peer_cli import parse_args, report
+
+args = parse_args("CTranslate2 model directory", lambda p: p.add_argument("--compute-type", default="float32"))
 
 start = time.perf_counter()
 from faster_whisper import WhisperModel  # noqa: E402  (import time counts as loading)
@@ -29,6 +22,4 @@ segments, _ = model.transcribe(
     condition_on_previous_text=True,
     vad_filter=False,
 )
-text = "".join(s.text for s in segments)  # a generator: decoding happens here
-done = time.perf_counter()
-print(json.dumps({"text": text.strip(), "load_s": loaded - start, "transcribe_s": done - loaded}))
+report("".join(s.text for s in segments), start, loaded)  # a generator: decoding happens here

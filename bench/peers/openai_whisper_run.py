@@ -2,19 +2,13 @@
 with its defaults, fp32 on the CPU, the given beam size (1 = greedy) and language, on the same
 CTranslate2 weights (tools/reference/ct2_to_openai.py). Prints one JSON line: the text and the
 seconds spent loading and transcribing."""
-import argparse
-import json
 import os
 import sys
 import time
 
-parser = argparse.ArgumentParser()
-parser.add_argument("--model", required=True, help="CTranslate2 model directory")
-parser.add_argument("--beam", type=int, default=1)
-parser.add_argument("--threads", type=int, default=2)
-parser.add_argument("--language", default="en")
-parser.add_argument("audio")
-args = parser.parse_args()
+from peer_cli import parse_args, report
+
+args = parse_args("CTranslate2 model directory")
 
 start = time.perf_counter()
 import torch  # noqa: E402
@@ -34,5 +28,4 @@ result = whisper.transcribe(
     best_of=5,
     fp16=False,
 )
-done = time.perf_counter()
-print(json.dumps({"text": result["text"].strip(), "load_s": loaded - start, "transcribe_s": done - loaded}))
+report(result["text"], start, loaded)

@@ -2,17 +2,11 @@
 every engine: greedy (best_of 5 on fallback) or beam search, temperature fallback step 0.2, the
 given language. The audio is decoded with PyAV (faster-whisper's decode_audio) to 16-kHz mono.
 Prints one JSON line: the text and the seconds spent loading and transcribing."""
-import argparse
-import json
 import time
 
-parser = argparse.ArgumentParser()
-parser.add_argument("--model", required=True, help="ggml model file (auris convert --to ggml)")
-parser.add_argument("--beam", type=int, default=1)
-parser.add_argument("--threads", type=int, default=2)
-parser.add_argument("--language", default="en")
-parser.add_argument("audio")
-args = parser.parse_args()
+from peer_cli import parse_args, report
+
+args = parse_args("ggml model file (auris convert --to ggml)")
 
 start = time.perf_counter()
 from faster_whisper.audio import decode_audio  # noqa: E402
@@ -32,6 +26,4 @@ model = Model(
 loaded = time.perf_counter()
 audio = decode_audio(args.audio, sampling_rate=16000)
 segments = model.transcribe(audio)
-done = time.perf_counter()
-text = " ".join(s.text.strip() for s in segments)
-print(json.dumps({"text": text.strip(), "load_s": loaded - start, "transcribe_s": done - loaded}))
+report(" ".join(s.text.strip() for s in segments), start, loaded)

@@ -54,7 +54,9 @@ TEST_P(LongformParity, SegmentsEqualOpenai) {
   ASSERT_EQ(t.segments.size(), ref.segments.size());
   const bool all_greedy = std::all_of(ref.segments.begin(), ref.segments.end(),
                                       [](const test::LongformSegment& s) { return s.temperature == 0.0; });
-  if (all_greedy) EXPECT_EQ(t.text, ref.text);
+  if (all_greedy) {
+    EXPECT_EQ(t.text, ref.text);
+  }
   for (size_t i = 0; i < ref.segments.size(); ++i) {
     const test::LongformSegment& r = ref.segments[i];
     const Segment& s = t.segments[i];

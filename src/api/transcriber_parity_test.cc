@@ -132,7 +132,9 @@ TEST_P(Parity, EveryDecodeIsTokenForToken) {
       EXPECT_EQ(r.language, g->language);
       EXPECT_NEAR(r.avg_logprob, g->avg_logprob, 2e-3);
       EXPECT_NEAR(r.no_speech_prob, g->no_speech_prob, 1e-3);
-      if (r.tokens == g->tokens) EXPECT_NEAR(r.compression_ratio, g->compression_ratio, 1e-9);
+      if (r.tokens == g->tokens) {
+        EXPECT_NEAR(r.compression_ratio, g->compression_ratio, 1e-9);
+      }
       ++checked;
     }
   }
