@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/cpu/norm_activation.h"
 #include "kernels/cpu/simd.h"
@@ -45,6 +46,22 @@ inline simd::Vec load_any(const float* p) { return simd::load(p); }
 inline simd::Vec load_any(const uint16_t* p) { return simd::load_fp16(p); }
 inline float scalar_any(const float* p) { return *p; }
 inline float scalar_any(const uint16_t* p) { return fp16_to_float(*p); }
+
+// Calls f(std::integral_constant<int, n>) for n in 1..8 (more: 8), so the row count of a decode
+// step's kernels is a compile-time constant (their accumulators live in registers).
+template <typename F>
+void with_row_count(int n, F&& f) {
+  switch (n) {
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 3: return f(std::integral_constant<int, 3>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 5: return f(std::integral_constant<int, 5>{});
+    case 6: return f(std::integral_constant<int, 6>{});
+    case 7: return f(std::integral_constant<int, 7>{});
+    default: return f(std::integral_constant<int, 8>{});
+  }
+}
 
 int visible_keys(const AttentionInput& in, int i) {
   return in.causal_offset >= 0 ? std::min(in.n_kv, i + in.causal_offset + 1) : in.n_kv;
@@ -94,21 +111,6 @@ void scores_over_transposed_keys(const float* q, int ldq, const K* kt, int ldk, 
     }
 }
 
-template <typename K>
-void scores_over_transposed_keys(int n, const float* q, int ldq, const K* kt, int ldk, int d, int n_kv, float scale,
-                                 float* scores, int lds) {
-  switch (n) {
-    case 1: return scores_over_transposed_keys<1>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
-    case 2: return scores_over_transposed_keys<2>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
-    case 3: return scores_over_transposed_keys<3>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
-    case 4: return scores_over_transposed_keys<4>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
-    case 5: return scores_over_transposed_keys<5>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
-    case 6: return scores_over_transposed_keys<6>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
-    case 7: return scores_over_transposed_keys<7>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
-    default: return scores_over_transposed_keys<8>(q, ldq, kt, ldk, d, n_kv, scale, scores, lds);
-  }
-}
-
 // For N queries: out_i[c0, c0 + U*L) = sum_j p_i[j] * v_j[c0, ...), N*U accumulators in registers
 // over all n keys, so each value vector is loaded (and widened from fp16) once for all N queries.
 template <int N, int U, typename V>
@@ -145,20 +147,6 @@ void weighted_values(const float* p, int lds, int n, const V* v, int ldv, int d,
     }
 }
 
-template <typename V>
-void weighted_values(int n_q, const float* p, int lds, int n, const V* v, int ldv, int d, float* out, int ldo) {
-  switch (n_q) {
-    case 1: return weighted_values<1>(p, lds, n, v, ldv, d, out, ldo);
-    case 2: return weighted_values<2>(p, lds, n, v, ldv, d, out, ldo);
-    case 3: return weighted_values<3>(p, lds, n, v, ldv, d, out, ldo);
-    case 4: return weighted_values<4>(p, lds, n, v, ldv, d, out, ldo);
-    case 5: return weighted_values<5>(p, lds, n, v, ldv, d, out, ldo);
-    case 6: return weighted_values<6>(p, lds, n, v, ldv, d, out, ldo);
-    case 7: return weighted_values<7>(p, lds, n, v, ldv, d, out, ldo);
-    default: return weighted_values<8>(p, lds, n, v, ldv, d, out, ldo);
-  }
-}
-
 // Queries [q0, q1) of one head against its visible keys, scores in `scores` ([q1-q0] x n_kv).
 // Few queries (a decode step): scores and weighted sums straight over all n_kv keys given, each key
 // and value read once for all the queries; masked keys get weight 0. BLAS would first pack whole K and V
@@ -168,9 +156,9 @@ void few_queries(const AttentionInput& in, const HeadView& hv, int ldo, int q0, 
   const int d = in.d_head, n = q1 - q0, n_kv = in.n_kv;
   const float* q = hv.q + static_cast<size_t>(q0) * in.ldq;
   if (hv.k16) {
-    scores_over_transposed_keys(n, q, in.ldq, hv.k16, in.ldk, d, n_kv, scale, scores, n_kv);
+    with_row_count(n, [&](auto N) { scores_over_transposed_keys<N>(q, in.ldq, hv.k16, in.ldk, d, n_kv, scale, scores, n_kv); });
   } else if (in.keys_transposed) {
-    scores_over_transposed_keys(n, q, in.ldq, hv.k, in.ldk, d, n_kv, scale, scores, n_kv);
+    with_row_count(n, [&](auto N) { scores_over_transposed_keys<N>(q, in.ldq, hv.k, in.ldk, d, n_kv, scale, scores, n_kv); });
   } else {
     for (int j = 0; j < n_kv; ++j) {
       const float* k = hv.k + static_cast<size_t>(j) * in.ldk;
@@ -184,10 +172,12 @@ void few_queries(const AttentionInput& in, const HeadView& hv, int ldo, int q0, 
     softmax_inplace(p, visible);
   }
   float* out = hv.out + static_cast<size_t>(q0) * ldo;
-  if (hv.v16)
-    weighted_values(n, scores, n_kv, n_kv, hv.v16, in.ldv, d, out, ldo);
-  else
-    weighted_values(n, scores, n_kv, n_kv, hv.v, in.ldv, d, out, ldo);
+  with_row_count(n, [&](auto N) {
+    if (hv.v16)
+      weighted_values<N>(scores, n_kv, n_kv, hv.v16, in.ldv, d, out, ldo);
+    else
+      weighted_values<N>(scores, n_kv, n_kv, hv.v, in.ldv, d, out, ldo);
+  });
 }
 
 // rows x cols fp16 values (row stride ld) widened into dst (packed), for the GEMMs.
