@@ -36,8 +36,9 @@ struct AttentionInput {
   const uint16_t* v_fp16 = nullptr;
 };
 
-// out[n_q x n_head*d_head] (row stride ldo). Heads run in parallel (OpenMP); scratch grows to
-// threads*n_q*n_kv floats as needed.
+// out[n_q x n_head*d_head] (row stride ldo). Heads (and chunks of queries) run in parallel (OpenMP);
+// scratch grows as needed: a few queries' scores per thread, and for many queries every head's keys
+// and values packed.
 void attention(const AttentionInput& in, float* out, int ldo, std::vector<float>& scratch);
 
 }  // namespace auris

@@ -58,6 +58,13 @@ TEST(Attention, CausalWithCachedPrefix) { expect_matches_naive(3, 10, 3, 8, 7, 0
 TEST(Attention, StridedRows) { expect_matches_naive(5, 12, 2, 8, -1, 24); }
 TEST(Attention, ManyQueriesRunHeadsInParallel) { expect_matches_naive(64, 80, 4, 16, -1, 0); }
 
+// Many queries: packed panels of keys, blocks of queries, chunks over threads, and a key count that is
+// not a whole number of panels.
+TEST(Attention, ManyQueriesInBlocksAndChunks) {
+  expect_matches_naive(150, 150, 3, 64, -1, 8);  // the encoder's self-attention
+  expect_matches_naive(100, 130, 2, 64, 30, 0);  // a prefill after a cached prefix: causal blocks
+}
+
 TEST(Attention, WhisperHeadWidth) {
   expect_matches_naive(1, 37, 2, 64, -1, 0);  // d_head 64: the register-blocked weighted sums
   expect_matches_naive(6, 300, 2, 64, 299 - 5, 0);
