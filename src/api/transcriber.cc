@@ -22,9 +22,21 @@ namespace auris {
 struct Transcriber::State {
   explicit State(const Model::Impl& m) : engine(make_window_engine(m)) {}
 
-  void set_window(const LogMel& window) { engine->set_window(window); }
+  // The same spectrogram again (language detection, then the first window of a recording longer
+  // than 30 s) keeps the engine's encoder output and cross K/V: only the decoder starts over.
+  void set_window(const LogMel& window) {
+    if (window.n_mels == current_window.n_mels && window.n_frames == current_window.n_frames &&
+        window.data == current_window.data) {
+      engine->reset();
+      return;
+    }
+    current_window = LogMel();  // unknown until the engine has taken the new one
+    engine->set_window(window);
+    current_window = window;
+  }
 
   std::unique_ptr<WindowEngine> engine;
+  LogMel current_window;  // what the engine holds
 };
 
 namespace {

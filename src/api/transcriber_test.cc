@@ -1,10 +1,13 @@
 // The public API: bad buffers and options are refused with clear errors before any work; a
-// transcription's windows are encoded once and their cross K/V reused across temperature retries.
+// transcription's windows are encoded once and their cross K/V reused across temperature retries
+// and, where it reads the same 30 s, language detection.
 #include "auris/transcribe.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
+#include <string>
 
 #include "audio/audio_file.h"
 #include "auris/error.h"
@@ -79,6 +82,30 @@ TEST_F(TranscriberApi, FallbackRetriesReuseTheWindow) {
   const EngineCounters c = t.counters();
   EXPECT_EQ(c.encoder_windows - before.encoder_windows, 1) << "11 s of audio is one window";
   EXPECT_EQ(c.cross_kv_rows - before.cross_kv_rows, 1500) << "six decodes of one window, one cross K/V projection";
+}
+
+// Language detection reads the first 30 s of the padded spectrogram. Beyond 30 s of audio the first
+// window is exactly that, and is not encoded twice; a shorter recording's first window is its frames
+// zero-padded, a different input, so it is encoded again (as openai/whisper does).
+TEST(TranscriberLanguageDetection, EncodesTheFirstWindowOnceWhenItIsTheSame) {
+  AURIS_REQUIRE_SHARED_DATA(data);
+  AURIS_REQUIRE_MODEL(path, "base");
+  const std::shared_ptr<const Model> model = Model::load(path);
+  const std::vector<float> long_audio = load_audio(data + "/audio/longform/hifitts-dev-concat.flac");
+  const std::vector<float> first_40s(long_audio.begin(), long_audio.begin() + 40 * 16000);
+  const std::vector<float> short_audio = load_audio(data + "/audio/jfk.flac");
+  auto windows_encoded = [&](const std::vector<float>& samples, std::optional<std::string> language) {
+    Transcriber t(model);
+    TranscribeOptions options;
+    options.decoding.language = language;
+    const Transcript result = t.transcribe(samples, 16000, options);
+    EXPECT_EQ(result.language, "en");
+    return t.counters().encoder_windows;
+  };
+  const long long detected = windows_encoded(first_40s, std::nullopt);
+  EXPECT_GE(detected, 2) << "40 s take at least two windows";
+  EXPECT_EQ(detected, windows_encoded(first_40s, "en")) << "detection added an encoder pass";
+  EXPECT_EQ(windows_encoded(short_audio, std::nullopt), windows_encoded(short_audio, "en") + 1);
 }
 
 }  // namespace
