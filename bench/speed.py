@@ -85,14 +85,18 @@ class Bench:
             fp32 = auris_common + ["--compute-type", "float32"]
             out.append(("auris float32, cross K/V recomputed each step", "ablation", fp32 + ["--recompute-cross-kv"]))
             out.append(("auris float32, attends over the full static cache", "ablation", fp32 + ["--attend-full-cache"]))
+        if self.args.baseline_auris:  # another build of auris, side by side (what a change gained)
+            out.append((f"auris float32 @{self.args.baseline_name}", "auris",
+                        [self.args.baseline_auris] + auris_common[1:] + ["--compute-type", "float32"]))
         fw = os.path.join(ROOT, "bench", "peers", "faster_whisper_run.py")
         for ct in ("float32", "int8"):
             out.append((f"faster-whisper {ct}", "python",
                         [self.bench_python, fw, "--model", model_dir(model), "--compute-type", ct, "--beam", str(beam), "--threads", t]))
         wc = os.path.join(ROOT, "bench", "peers", "whisper_cpp_run.py")
         # f16 only: whisper.cpp 1.8 refuses f32 convolution weights (GGML_ASSERT src0->type == F16).
-        out.append(("whisper.cpp f16", "python",
-                    [self.bench_python, wc, "--model", self.ggml(model, True), "--beam", str(beam), "--threads", t]))
+        if not self.args.no_whisper_cpp:
+            out.append(("whisper.cpp f16", "python",
+                        [self.bench_python, wc, "--model", self.ggml(model, True), "--beam", str(beam), "--threads", t]))
         if not self.args.no_reference:
             ow = os.path.join(ROOT, "bench", "peers", "openai_whisper_run.py")
             out.append(("openai/whisper float32", "reference",
@@ -200,7 +204,7 @@ def markdown(results, floors, machine_name):
                          f"{r['rss_mb']['median']:.0f} | {r['wer']:.4f} |")
         lines.append("")
         # The fastest type that keeps float32's accuracy: WER within WER_MARGIN of it on this case.
-        types = [l for l in rows if l.startswith("auris ") and "," not in l]
+        types = [l for l in rows if l.startswith("auris ") and "," not in l and "@" not in l]
         accurate = [l for l in types if "auris float32" not in rows or rows[l]["wer"] <= rows["auris float32"]["wer"] + WER_MARGIN]
         fastest = min(accurate, key=lambda l: rows[l]["wall_s"]["median"], default=None)
         for label in types:
@@ -218,6 +222,12 @@ def markdown(results, floors, machine_name):
                 step = r["decode_ms_per_step"]["median"] / rows["auris float32"]["decode_ms_per_step"]["median"]
                 lines.append(f"- ablation, {label[len('auris float32, '):]}: {slower:.2f}x the wall time, "
                              f"{step:.2f}x the decode step of auris float32")
+        for label, r in rows.items():
+            if "@" in label and "auris float32" in rows:
+                ratio = r["wall_s"]["median"] / rows["auris float32"]["wall_s"]["median"]
+                enc = r["encoder_ms_per_window"]["median"] / rows["auris float32"]["encoder_ms_per_window"]["median"]
+                lines.append(f"- build {label.split('@')[1]}: {ratio:.2f}x the wall time, {enc:.2f}x the encoder time "
+                             f"per window of this build's float32")
         lines.append("")
         stage = [(l, r) for l, r in rows.items() if "encoder_ms_per_window" in r]
         if stage:
@@ -251,6 +261,9 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--no-reference", action="store_true")
     p.add_argument("--no-ablations", action="store_true")
+    p.add_argument("--no-whisper-cpp", action="store_true")
+    p.add_argument("--baseline-auris", metavar="BIN", help="another auris build run beside this one (float32)")
+    p.add_argument("--baseline-name", default="baseline", help="its label in the tables, e.g. a commit")
     p.add_argument("--bench-python", default=os.path.expanduser("~/.cache/auris/benchenv/bin/python"))
     p.add_argument("--reference-python", default=os.path.expanduser("~/.cache/auris/refenv/bin/python"))
     p.add_argument("--output", default=os.path.join(ROOT, "bench", "results", "speed.json"))
