@@ -9,7 +9,6 @@
 #include "auris/error.h"
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/norm_activation.h"
-#include "model/half_float.h"
 
 namespace auris {
 
@@ -75,9 +74,9 @@ void Decoder::layer(int index, int n, Mode mode, const CrossKVCache& cross, Self
   layer_norm(x_.data(), n, width, blk.cross_ln.gamma.data(), blk.cross_ln.beta.data(), normed_.data());
   blk.cross_query.forward(normed_.data(), n, projected_.data());
   if (capture_heads_) capture_cross_scores(index, n, cross);
-  AttentionInput over_window{projected_.data(), width, n, nullptr, cross.keys_row_stride(), nullptr,
+  AttentionInput over_window{projected_.data(), width, n, nullptr, /*ldk=*/0, nullptr,
                              cross.values_row_stride(), cross.n_ctx(), n_head, d_head, /*causal_offset=*/-1,
-                             cross.head_stride(), cross.head_stride(), /*keys_transposed=*/true};
+                             cross.head_stride(), cross.head_stride(), /*keys_in_panels=*/true};
   if (cross.fp16()) {
     over_window.k_fp16 = cross.keys_fp16(index);
     over_window.v_fp16 = cross.values_fp16(index);
@@ -104,16 +103,9 @@ void Decoder::capture_cross_scores(int layer, int n, const CrossKVCache& cross) 
     const auto [head_layer, head] = (*capture_heads_)[i];
     if (head_layer != layer) continue;
     float* out = capture_out_->data() + i * static_cast<size_t>(n) * n_ctx;
-    const float* keys = nullptr;  // [d_head x n_ctx]
-    if (cross.fp16()) {
-      widened_keys_.resize(static_cast<size_t>(d_head) * n_ctx);
-      fp16_to_float_n(reinterpret_cast<const uint8_t*>(cross.keys_fp16(layer) + head * cross.head_stride()),
-                      widened_keys_.size(), widened_keys_.data());
-      keys = widened_keys_.data();
-    } else {
-      keys = cross.keys(layer) + head * cross.head_stride();
-    }
-    dnnl_sgemm('N', 'N', n, n_ctx, d_head, scale, projected_.data() + head * d_head, width, keys, n_ctx, 0.0f, out,
+    head_keys_.resize(static_cast<size_t>(d_head) * n_ctx);  // [d_head x n_ctx]
+    cross.head_keys(layer, head, head_keys_.data());
+    dnnl_sgemm('N', 'N', n, n_ctx, d_head, scale, projected_.data() + head * d_head, width, head_keys_.data(), n_ctx, 0.0f, out,
                n_ctx);
   }
 }

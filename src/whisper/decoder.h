@@ -43,7 +43,7 @@ class Decoder {
   const std::vector<std::pair<int, int>>* capture_heads_ = nullptr;
   std::vector<float>* capture_out_ = nullptr;
   std::vector<float> x_, normed_, qkv_, attended_, projected_, hidden_, scratch_, gathered_;
-  std::vector<float> widened_keys_;  // an alignment head's fp16 cross keys, as fp32
+  std::vector<float> head_keys_;  // an alignment head's cross keys, [d_head x n_ctx] fp32
 };
 
 }  // namespace auris

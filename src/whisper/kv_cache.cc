@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "auris/error.h"
+#include "kernels/cpu/attention.h"
 #include "model/half_float.h"
 
 namespace auris {
@@ -15,21 +16,24 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
   width_ = model.dims.n_text_state;
   const int n_head = model.dims.n_text_head;
   d_head_ = width_ / n_head;
+  capacity_ = key_panel_capacity(n_ctx_);
   const Linear& projection = model.cross_kv_all_layers;
   const int projected_width = projection.out_features();
-  const size_t size = static_cast<size_t>(n_ctx_) * projected_width;
+  const size_t size = static_cast<size_t>(capacity_) * projected_width;
   const bool half = model.compute_type != ComputeType::kFloat32;
+  // Zeros: the last panel's padding keys are multiplied (their scores are never read), and zeros keep
+  // them free of NaN and denormals.
   if (half) {
-    half_.resize(size);
+    half_.assign(size, 0);
     std::vector<float>().swap(data_);
   } else {
-    data_.resize(size);
+    data_.assign(size, 0.0f);
     std::vector<uint16_t>().swap(half_);
   }
   // The projection runs over chunks of 512 rows into a small buffer (large-v3's whole output would be
   // 0.5 GB twice over; smaller chunks would re-pack the weights too often), each chunk regrouped
-  // from [row][layer][K|V][head][d] into [layer][K|V][head]: keys transposed to [d][row], values
-  // [row][d].
+  // from [row][layer][K|V][head][d] into [layer][K|V][head]: keys into panels of [d][kKeyPanel rows],
+  // values [row][d].
   constexpr int kChunkRows = 512;
   projected_.resize(static_cast<size_t>(kChunkRows) * projected_width);
   const int blocks = projected_width / d_head_;  // layers * 2 * heads
@@ -38,13 +42,15 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
     projection.forward(encoder_out + static_cast<size_t>(t0) * width_, rows, projected_.data());
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) {
-      const size_t at = static_cast<size_t>(b) * n_ctx_ * d_head_;
+      const size_t at = static_cast<size_t>(b) * capacity_ * d_head_;
       const float* src = projected_.data() + static_cast<size_t>(b) * d_head_;
       const bool is_key = (b / n_head) % 2 == 0;
       for (int t = 0; t < rows; ++t) {
         const float* row = src + static_cast<size_t>(t) * projected_width;
+        const int pos = t0 + t;
         for (int c = 0; c < d_head_; ++c) {
-          const size_t i = at + (is_key ? static_cast<size_t>(c) * n_ctx_ + t0 + t : static_cast<size_t>(t0 + t) * d_head_ + c);
+          const size_t i = at + (is_key ? (static_cast<size_t>(pos / kKeyPanel) * d_head_ + c) * kKeyPanel + pos % kKeyPanel
+                                        : static_cast<size_t>(pos) * d_head_ + c);
           if (half)
             half_[i] = float_to_fp16(row[c]);
           else
@@ -53,6 +59,15 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
       }
     }
   }
+}
+
+void CrossKVCache::head_keys(int layer, int head, float* out) const {
+  const size_t at = layer_offset(layer) + static_cast<size_t>(head) * head_stride();
+  for (int c = 0; c < d_head_; ++c)
+    for (int t = 0; t < n_ctx_; ++t) {
+      const size_t i = at + (static_cast<size_t>(t / kKeyPanel) * d_head_ + c) * kKeyPanel + t % kKeyPanel;
+      out[static_cast<size_t>(c) * n_ctx_ + t] = fp16() ? fp16_to_float(half_[i]) : data_[i];
+    }
 }
 
 SelfKVCache::SelfKVCache(int n_layers, int max_rows, int n_ctx, int width)

@@ -20,31 +20,33 @@ class CrossKVCache {
   // encoder_out: [n_audio_ctx x n_audio_state]. Stored in fp32 for the float32 compute type (exact),
   // in fp16 for the reduced ones: half the bytes every decode step reads.
   void compute(const WhisperModel& model, const float* encoder_out);
-  // Head-major, so a decode step streams each head's keys and values in order. Keys are transposed:
-  // head h of layer l is [d_head x n_ctx] at keys(l) + h*head_stride(), key t in column t, so that
-  // scores for a few queries are vector FMAs along t with no horizontal sums. Values are
-  // [n_ctx x d_head] at values(l) + h*head_stride(). fp32 storage: keys()/values(); fp16 storage:
-  // keys_fp16()/values_fp16().
+  // Head-major, so that every step streams each head's keys and values in order. Keys are in panels
+  // (kernels/cpu/attention.h): head h of layer l is key_panel_capacity(n_ctx) / kKeyPanel panels of
+  // [d_head x kKeyPanel] at keys(l) + h*head_stride(), which a decode step's few queries and a
+  // prefill's many read as they are. Values are [n_ctx x d_head] at values(l) + h*head_stride().
+  // fp32 storage: keys()/values(); fp16 storage: keys_fp16()/values_fp16().
   bool fp16() const { return !half_.empty(); }
   const float* keys(int layer) const { return data_.data() + layer_offset(layer); }
-  const float* values(int layer) const { return keys(layer) + static_cast<size_t>(n_ctx_) * width_; }
+  const float* values(int layer) const { return keys(layer) + static_cast<size_t>(capacity_) * width_; }
   const uint16_t* keys_fp16(int layer) const { return half_.data() + layer_offset(layer); }
-  const uint16_t* values_fp16(int layer) const { return keys_fp16(layer) + static_cast<size_t>(n_ctx_) * width_; }
-  int keys_row_stride() const { return n_ctx_; }
+  const uint16_t* values_fp16(int layer) const { return keys_fp16(layer) + static_cast<size_t>(capacity_) * width_; }
   int values_row_stride() const { return d_head_; }
-  long head_stride() const { return static_cast<long>(n_ctx_) * d_head_; }
+  long head_stride() const { return static_cast<long>(capacity_) * d_head_; }
   int n_ctx() const { return n_ctx_; }
+  // One head's keys as fp32 [d_head x n_ctx], key t in column t (alignment heads' scores by sgemm).
+  void head_keys(int layer, int head, float* out) const;
   // Bytes a decode step reads.
   size_t bytes() const { return data_.size() * sizeof(float) + half_.size() * sizeof(uint16_t); }
 
  private:
-  size_t layer_offset(int layer) const { return static_cast<size_t>(layer) * 2 * n_ctx_ * width_; }
+  size_t layer_offset(int layer) const { return static_cast<size_t>(layer) * 2 * capacity_ * width_; }
   std::vector<float> projected_;  // the GEMM's output for a chunk of rows: [rows x layers*2*width]
-  std::vector<float> data_;       // [layers][K, V][heads][d_head x n_ctx | n_ctx x d_head], or
+  std::vector<float> data_;       // [layers][K, V][heads][key panels | n_ctx x d_head], or
   std::vector<uint16_t> half_;    // the same in fp16
   int width_ = 0;
   int d_head_ = 0;
   int n_ctx_ = 0;
+  int capacity_ = 0;  // n_ctx rounded up to whole key panels
 };
 
 class SelfKVCache {

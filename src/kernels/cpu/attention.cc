@@ -80,19 +80,18 @@ float dot(const float* a, const float* b, int n) {
   return sum;
 }
 
-// scores[i][j] = scale * <q_i, key j> for N queries over keys transposed (key j is column j of kt,
-// row stride ldk): each load of 8 keys' components feeds N FMAs, and no horizontal sums.
+// scores[i][j] = scale * <q_i, key j> for N queries over one panel of kKeyPanel keys ([d x kKeyPanel]):
+// each load of 8 keys' components feeds N FMAs, and no horizontal sums.
 template <int N, typename K>
-void scores_over_transposed_keys(const float* q, int ldq, const K* kt, int ldk, int d, int n_kv, float scale,
-                                 float* scores, int lds) {
+void scores_over_panel(const float* q, int ldq, const K* panel, int d, float scale, float* scores, int lds) {
   constexpr int J = N <= 6 ? 2 : 1;  // vectors of keys per pass: as many accumulators as registers allow
-  int j = 0;
-  for (; j + J * L <= n_kv; j += J * L) {
+  static_assert(kKeyPanel % (2 * L) == 0, "a panel is a whole number of passes");
+  for (int j = 0; j < kKeyPanel; j += J * L) {
     simd::Vec acc[N][J];
     for (int i = 0; i < N; ++i)
       for (int u = 0; u < J; ++u) acc[i][u] = simd::zero();
     for (int c = 0; c < d; ++c) {
-      const K* krow = kt + static_cast<size_t>(c) * ldk + j;
+      const K* krow = panel + static_cast<size_t>(c) * kKeyPanel + j;
       simd::Vec k[J];
       for (int u = 0; u < J; ++u) k[u] = load_any(krow + u * L);
       for (int i = 0; i < N; ++i) {
@@ -103,12 +102,14 @@ void scores_over_transposed_keys(const float* q, int ldq, const K* kt, int ldk, 
     for (int i = 0; i < N; ++i)
       for (int u = 0; u < J; ++u) simd::store(scores + static_cast<size_t>(i) * lds + j + u * L, simd::mul(acc[i][u], simd::set1(scale)));
   }
-  for (; j < n_kv; ++j)
-    for (int i = 0; i < N; ++i) {
-      float sum = 0.0f;
-      for (int c = 0; c < d; ++c) sum += q[static_cast<size_t>(i) * ldq + c] * scalar_any(kt + static_cast<size_t>(c) * ldk + j);
-      scores[static_cast<size_t>(i) * lds + j] = sum * scale;
-    }
+}
+
+// Scores of N queries over the panels holding keys [0, n_kv): row stride lds >= key_panel_capacity(n_kv);
+// the padding keys' scores are written too (and never read).
+template <int N, typename K>
+void scores_over_panels(const float* q, int ldq, const K* panels, int d, int n_kv, float scale, float* scores, int lds) {
+  for (int p = 0; p * kKeyPanel < n_kv; ++p)
+    scores_over_panel<N>(q, ldq, panels + static_cast<size_t>(p) * d * kKeyPanel, d, scale, scores + p * kKeyPanel, lds);
 }
 
 // For N queries: out_i[c0, c0 + U*L) = sum_j p_i[j] * v_j[c0, ...), N*U accumulators in registers
@@ -147,119 +148,110 @@ void weighted_values(const float* p, int lds, int n, const V* v, int ldv, int d,
     }
 }
 
-// Queries [q0, q1) of one head against its visible keys, scores in `scores` ([q1-q0] x n_kv).
-// Few queries (a decode step): scores and weighted sums straight over all n_kv keys given, each key
-// and value read once for all the queries; masked keys get weight 0. BLAS would first pack whole K and V
-// panels, which costs more than the arithmetic itself.
-void few_queries(const AttentionInput& in, const HeadView& hv, int ldo, int q0, int q1, float* scores) {
-  const float scale = 1.0f / std::sqrt(static_cast<float>(in.d_head));
-  const int d = in.d_head, n = q1 - q0, n_kv = in.n_kv;
-  const float* q = hv.q + static_cast<size_t>(q0) * in.ldq;
-  if (hv.k16) {
-    with_row_count(n, [&](auto N) { scores_over_transposed_keys<N>(q, in.ldq, hv.k16, in.ldk, d, n_kv, scale, scores, n_kv); });
-  } else if (in.keys_transposed) {
-    with_row_count(n, [&](auto N) { scores_over_transposed_keys<N>(q, in.ldq, hv.k, in.ldk, d, n_kv, scale, scores, n_kv); });
-  } else {
-    for (int j = 0; j < n_kv; ++j) {
-      const float* k = hv.k + static_cast<size_t>(j) * in.ldk;
-      for (int i = 0; i < n; ++i) scores[static_cast<size_t>(i) * n_kv + j] = dot(q + static_cast<size_t>(i) * in.ldq, k, d) * scale;
-    }
-  }
+// Softmax of each query's row over its visible keys; the keys it does not see (up to n_kv) get weight 0.
+void softmax_rows(const AttentionInput& in, int q0, int n, int n_kv, float* scores, int lds) {
   for (int i = 0; i < n; ++i) {
-    float* p = scores + static_cast<size_t>(i) * n_kv;
+    float* p = scores + static_cast<size_t>(i) * lds;
     const int visible = visible_keys(in, q0 + i);
     for (int j = visible; j < n_kv; ++j) p[j] = 0.0f;
     softmax_inplace(p, visible);
   }
-  float* out = hv.out + static_cast<size_t>(q0) * ldo;
+}
+
+// All queries of one head (a decode step's few) against its keys, each key and value read once for
+// all the queries; masked keys get weight 0. BLAS would first pack whole K and V panels, which costs
+// more than the arithmetic itself. scores: [n_q x key_panel_capacity(n_kv)].
+void few_queries(const AttentionInput& in, const HeadView& hv, int ldo, float* scores) {
+  const float scale = 1.0f / std::sqrt(static_cast<float>(in.d_head));
+  const int d = in.d_head, n = in.n_q, n_kv = in.n_kv, lds = key_panel_capacity(n_kv);
+  if (hv.k16) {
+    with_row_count(n, [&](auto N) { scores_over_panels<N>(hv.q, in.ldq, hv.k16, d, n_kv, scale, scores, lds); });
+  } else if (in.keys_in_panels) {
+    with_row_count(n, [&](auto N) { scores_over_panels<N>(hv.q, in.ldq, hv.k, d, n_kv, scale, scores, lds); });
+  } else {
+    for (int j = 0; j < n_kv; ++j) {
+      const float* k = hv.k + static_cast<size_t>(j) * in.ldk;
+      for (int i = 0; i < n; ++i) scores[static_cast<size_t>(i) * lds + j] = dot(hv.q + static_cast<size_t>(i) * in.ldq, k, d) * scale;
+    }
+  }
+  softmax_rows(in, 0, n, n_kv, scores, lds);
   with_row_count(n, [&](auto N) {
     if (hv.v16)
-      weighted_values<N>(scores, n_kv, n_kv, hv.v16, in.ldv, d, out, ldo);
+      weighted_values<N>(scores, lds, n_kv, hv.v16, in.ldv, d, hv.out, ldo);
     else
-      weighted_values<N>(scores, n_kv, n_kv, hv.v, in.ldv, d, out, ldo);
+      weighted_values<N>(scores, lds, n_kv, hv.v, in.ldv, d, hv.out, ldo);
   });
 }
 
 // Many queries (the encoder, a prefill) run the same register-blocked kernels as a decode step, over
-// operands packed once per call: each head's keys into panels of kKeyPanel keys ([d_head x
-// kKeyPanel], contiguous, so every load of the scores kernel is sequential) and its values into
-// contiguous rows, widened from fp16 where the cache holds fp16. Queries go in blocks of
-// kManyQueryBlock (6 x 2 vectors of accumulators fill the 16 AVX2 registers). Two sgemm calls per
-// chunk of queries instead would repack the keys and values for every chunk and see an inner
-// dimension of only d_head: one encoder layer's attention runs 1.24x faster (bench/levers.py).
-constexpr int kKeyPanel = 2 * L;
+// key panels: the cross-attention cache's own, or, for keys and values stored by row (self-attention),
+// panels and contiguous value rows packed once per call (read in place, a head's rows lie a whole row
+// of every head apart, and each block of queries would walk a TLB entry per key). Queries go in
+// blocks of kManyQueryBlock (6 x 2 vectors of accumulators fill the 16 AVX2 registers). Two sgemm
+// calls per chunk of queries instead would repack the keys and values for every chunk and see an
+// inner dimension of only d_head: one encoder layer's attention runs 1.24x faster (bench/levers.py).
 constexpr int kManyQueryBlock = 6;
 
-struct PackedHead {
-  float* keys;    // [panels][d_head][kKeyPanel]
-  float* values;  // [n_kv][d_head]
+// One head's keys as panels and its values, in fp32 or fp16.
+template <typename T>
+struct PanelHead {
+  const T* keys;
+  const T* values;
+  int ldv;
 };
 
-template <typename T>
-void pack_head(const AttentionInput& in, const T* k, const T* v, const PackedHead& dst) {
-  const int d = in.d_head, n_kv = in.n_kv;
-  const int padded = (n_kv + kKeyPanel - 1) / kKeyPanel * kKeyPanel;
+// A head's keys into panels and its values into contiguous rows, from rows of the given strides.
+PanelHead<float> pack_head(const AttentionInput& in, const float* k, const float* v, float* dst) {
+  const int d = in.d_head, n_kv = in.n_kv, padded = key_panel_capacity(n_kv);
+  float* panels = dst;
+  float* values = dst + static_cast<size_t>(d) * padded;
   // The last panel's padding is multiplied but never read: zeros keep it free of NaN and denormals.
-  std::fill(dst.keys + static_cast<size_t>(padded - kKeyPanel) * d, dst.keys + static_cast<size_t>(padded) * d, 0.0f);
-  auto panel_at = [&](int j, int c) { return dst.keys + (static_cast<size_t>(j / kKeyPanel) * d + c) * kKeyPanel + j % kKeyPanel; };
-  if (in.keys_transposed) {
-    for (int c = 0; c < d; ++c)
-      for (int j = 0; j < n_kv; ++j) *panel_at(j, c) = scalar_any(k + static_cast<size_t>(c) * in.ldk + j);
-  } else {
-    for (int j = 0; j < n_kv; ++j)
-      for (int c = 0; c < d; ++c) *panel_at(j, c) = scalar_any(k + static_cast<size_t>(j) * in.ldk + c);
-  }
+  std::fill(panels + static_cast<size_t>(padded - kKeyPanel) * d, panels + static_cast<size_t>(padded) * d, 0.0f);
   for (int j = 0; j < n_kv; ++j)
-    for (int c = 0; c < d; ++c) dst.values[static_cast<size_t>(j) * d + c] = scalar_any(v + static_cast<size_t>(j) * in.ldv + c);
+    for (int c = 0; c < d; ++c)
+      panels[(static_cast<size_t>(j / kKeyPanel) * d + c) * kKeyPanel + j % kKeyPanel] = k[static_cast<size_t>(j) * in.ldk + c];
+  for (int j = 0; j < n_kv; ++j) std::copy_n(v + static_cast<size_t>(j) * in.ldv, d, values + static_cast<size_t>(j) * d);
+  return {panels, values, d};
 }
 
 // Queries [q0, q0 + n) of one head, n <= kManyQueryBlock; a causal block reads only the keys its last
 // query sees.
-void many_queries_block(const AttentionInput& in, const HeadView& hv, const PackedHead& packed, int ldo, int q0, int n,
+template <typename T>
+void many_queries_block(const AttentionInput& in, const HeadView& hv, const PanelHead<T>& head, int ldo, int q0, int n,
                         float* scores, int lds) {
   const int d = in.d_head;
   const int n_vis = visible_keys(in, q0 + n - 1);
-  const int panels = (n_vis + kKeyPanel - 1) / kKeyPanel;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const float* q = hv.q + static_cast<size_t>(q0) * in.ldq;
-  with_row_count(n, [&](auto N) {
-    for (int p = 0; p < panels; ++p)
-      scores_over_transposed_keys<N>(q, in.ldq, packed.keys + static_cast<size_t>(p) * d * kKeyPanel, kKeyPanel, d,
-                                     kKeyPanel, scale, scores + p * kKeyPanel, lds);
-  });
-  for (int i = 0; i < n; ++i) {
-    float* row = scores + static_cast<size_t>(i) * lds;
-    const int visible = visible_keys(in, q0 + i);
-    for (int j = visible; j < n_vis; ++j) row[j] = 0.0f;
-    softmax_inplace(row, visible);
-  }
+  with_row_count(n, [&](auto N) { scores_over_panels<N>(q, in.ldq, head.keys, d, n_vis, scale, scores, lds); });
+  softmax_rows(in, q0, n, n_vis, scores, lds);
   float* out = hv.out + static_cast<size_t>(q0) * ldo;
-  with_row_count(n, [&](auto N) { weighted_values<N>(scores, lds, n_vis, packed.values, d, d, out, ldo); });
+  with_row_count(n, [&](auto N) { weighted_values<N>(scores, lds, n_vis, head.values, head.ldv, d, out, ldo); });
 }
 
 void many_queries(const AttentionInput& in, float* out, int ldo, std::vector<float>& scratch) {
   const int d = in.d_head;
-  const int padded = (in.n_kv + kKeyPanel - 1) / kKeyPanel * kKeyPanel;
-  const size_t head_size = 2 * static_cast<size_t>(d) * padded;  // packed keys, then values
+  const int padded = key_panel_capacity(in.n_kv);
+  const bool pack = !in.keys_in_panels;
+  const size_t head_size = pack ? 2 * static_cast<size_t>(d) * padded : 0;  // packed keys, then values
   const int chunks = (in.n_q + kQueryChunk - 1) / kQueryChunk;
   const int units = in.n_head * chunks;
   const int threads = std::min(omp_get_max_threads(), units);
   const size_t packed_size = head_size * in.n_head;
   const size_t score_size = static_cast<size_t>(kManyQueryBlock) * padded;
   if (scratch.size() < packed_size + score_size * threads) scratch.resize(packed_size + score_size * threads);
-  auto packed = [&](int h) {
-    float* keys = scratch.data() + head_size * h;
-    return PackedHead{keys, keys + static_cast<size_t>(d) * padded};
+  auto packed_head = [&](int h) {
+    const float* keys = scratch.data() + head_size * h;
+    return PanelHead<float>{keys, keys + static_cast<size_t>(d) * padded, d};
   };
 #pragma omp parallel num_threads(threads)
   {
+    if (pack) {
 #pragma omp for schedule(static)
-    for (int h = 0; h < in.n_head; ++h) {
-      const HeadView hv = head_view(in, h, out);
-      if (hv.k16)
-        pack_head(in, hv.k16, hv.v16, packed(h));
-      else
-        pack_head(in, hv.k, hv.v, packed(h));
+      for (int h = 0; h < in.n_head; ++h) {
+        const HeadView hv = head_view(in, h, out);
+        pack_head(in, hv.k, hv.v, scratch.data() + head_size * h);
+      }
     }
     float* scores = scratch.data() + packed_size + score_size * omp_get_thread_num();
 #pragma omp for schedule(static)
@@ -267,8 +259,15 @@ void many_queries(const AttentionInput& in, float* out, int ldo, std::vector<flo
       const int h = u / chunks;
       const HeadView hv = head_view(in, h, out);
       const int q_end = std::min(in.n_q, (u % chunks + 1) * kQueryChunk);
-      for (int q0 = (u % chunks) * kQueryChunk; q0 < q_end; q0 += kManyQueryBlock)
-        many_queries_block(in, hv, packed(h), ldo, q0, std::min(kManyQueryBlock, q_end - q0), scores, padded);
+      for (int q0 = (u % chunks) * kQueryChunk; q0 < q_end; q0 += kManyQueryBlock) {
+        const int n = std::min(kManyQueryBlock, q_end - q0);
+        if (hv.k16)
+          many_queries_block(in, hv, PanelHead<uint16_t>{hv.k16, hv.v16, in.ldv}, ldo, q0, n, scores, padded);
+        else if (pack)
+          many_queries_block(in, hv, packed_head(h), ldo, q0, n, scores, padded);
+        else
+          many_queries_block(in, hv, PanelHead<float>{hv.k, hv.v, in.ldv}, ldo, q0, n, scores, padded);
+      }
     }
   }
 }
@@ -278,14 +277,15 @@ void many_queries(const AttentionInput& in, float* out, int ldo, std::vector<flo
 void attention(const AttentionInput& in, float* out, int ldo, std::vector<float>& scratch) {
   if (in.n_q <= 0) return;
   if (in.n_q > kFewQueries) return many_queries(in, out, ldo, scratch);
-  // Parallel over heads pays only when each has real work (not a short prefix of a decode step).
-  const bool parallel = static_cast<long>(in.n_q) * in.n_kv * in.d_head >= 16384 && in.n_head > 1;
+  // Parallel over heads pays once each has a few panels of keys: a decode step's self-attention over
+  // a prefix of 64 or more (base: 0.61 -> 0.48 ms a step over the long-form file at 16384).
+  const bool parallel = static_cast<long>(in.n_q) * in.n_kv * in.d_head >= 4096 && in.n_head > 1;
   const int threads = parallel ? std::min(omp_get_max_threads(), in.n_head) : 1;
-  const size_t score_size = static_cast<size_t>(in.n_q) * in.n_kv;
+  const size_t score_size = static_cast<size_t>(in.n_q) * key_panel_capacity(in.n_kv);
   if (scratch.size() < score_size * threads) scratch.resize(score_size * threads);
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
   for (int h = 0; h < in.n_head; ++h)
-    few_queries(in, head_view(in, h, out), ldo, 0, in.n_q, scratch.data() + score_size * omp_get_thread_num());
+    few_queries(in, head_view(in, h, out), ldo, scratch.data() + score_size * omp_get_thread_num());
 }
 
 }  // namespace auris

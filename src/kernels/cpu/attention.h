@@ -1,7 +1,7 @@
 // Scaled dot-product attention over n_head heads. Queries and the output lay the heads side by side
 // in each row ([rows x n_head*d_head], any row stride); keys and values may instead be head-major
-// (head h starts at k + h*k_head_stride), and keys transposed ([d_head x n_kv] per head), as the
-// cross-attention cache stores them so that a decode step streams each head's keys contiguously.
+// (head h starts at k + h*k_head_stride), and keys in panels of kKeyPanel keys, as the
+// cross-attention cache stores them so that every step streams each head's keys contiguously.
 // Only the n_kv keys given are read: callers pass the filled prefix of a cache, never its padded
 // length.
 #pragma once
@@ -10,6 +10,13 @@
 #include <vector>
 
 namespace auris {
+
+// Keys per panel: panel p of a head holds keys [p*kKeyPanel, (p+1)*kKeyPanel) as [d_head x kKeyPanel]
+// (key j in column j % kKeyPanel), so the scores kernels read one contiguous run per panel and
+// produce kKeyPanel scores per query with vector FMAs and no horizontal sums.
+inline constexpr int kKeyPanel = 16;
+// Keys a head's panels hold: n_kv rounded up to whole panels (the padding keys are zero).
+inline int key_panel_capacity(int n_kv) { return (n_kv + kKeyPanel - 1) / kKeyPanel * kKeyPanel; }
 
 struct AttentionInput {
   const float* q;
@@ -27,18 +34,17 @@ struct AttentionInput {
   // Distance between heads in k and v; 0 means side by side in a row (d_head).
   long k_head_stride = 0;
   long v_head_stride = 0;
-  // Keys transposed: key j of head h is column j of [d_head x n_kv] (row stride ldk). Needs
-  // k_head_stride.
-  bool keys_transposed = false;
+  // Keys in panels (ldk unused): head h's panels start at k + h*k_head_stride. Needs k_head_stride.
+  bool keys_in_panels = false;
   // Keys and values stored as fp16 (the cross-attention cache of the reduced compute types) instead
-  // of k and v: same layout, half the bytes. Needs keys_transposed.
+  // of k and v: same layout, half the bytes. Needs keys_in_panels.
   const uint16_t* k_fp16 = nullptr;
   const uint16_t* v_fp16 = nullptr;
 };
 
 // out[n_q x n_head*d_head] (row stride ldo). Heads (and chunks of queries) run in parallel (OpenMP);
-// scratch grows as needed: a few queries' scores per thread, and for many queries every head's keys
-// and values packed.
+// scratch grows as needed: a few queries' scores per thread, and for many queries over keys not yet
+// in panels, every head's keys packed into panels.
 void attention(const AttentionInput& in, float* out, int ldo, std::vector<float>& scratch);
 
 }  // namespace auris

@@ -70,11 +70,11 @@ TEST(Attention, WhisperHeadWidth) {
   expect_matches_naive(6, 300, 2, 64, 299 - 5, 0);
 }
 
-// The cross-attention cache's layout: per head, values [n_kv x d_head] and keys transposed,
-// [d_head x n_kv], in fp32 and in fp16; for a decode step's few queries (every count 1..8, the
-// kernels' register blocks) and a prefill's many, over key counts with and without a vector tail.
-TEST(Attention, HeadMajorTransposedKeys) {
-  for (int n_kv : {50, 1500})
+// The cross-attention cache's layout: per head, values [n_kv x d_head] and keys in panels of
+// kKeyPanel, in fp32 and in fp16; for a decode step's few queries (every count 1..8, the kernels'
+// register blocks) and a prefill's many, over key counts that fill the last panel or do not.
+TEST(Attention, HeadMajorKeyPanels) {
+  for (int n_kv : {50, 64, 1500})
     for (int n_q : {1, 2, 3, 4, 5, 6, 7, 8, 20}) {
       const int n_head = 3, d_head = 64, width = n_head * d_head;
       std::mt19937 rng(3);
@@ -82,16 +82,19 @@ TEST(Attention, HeadMajorTransposedKeys) {
       std::vector<float> q(static_cast<size_t>(n_q) * width), k(static_cast<size_t>(n_kv) * width), v(k.size());
       for (auto* buf : {&q, &k, &v})
         for (float& x : *buf) x = dist(rng);
-      std::vector<float> k_heads(k.size()), v_heads(v.size());
+      // Padding keys are NaN: their scores are computed and must never be read.
+      const int capacity = key_panel_capacity(n_kv);
+      const long head_stride = static_cast<long>(capacity) * d_head;
+      std::vector<float> k_heads(head_stride * n_head, NAN), v_heads(head_stride * n_head, NAN);
       for (int h = 0; h < n_head; ++h)
         for (int j = 0; j < n_kv; ++j)
           for (int c = 0; c < d_head; ++c) {
-            k_heads[(static_cast<size_t>(h) * d_head + c) * n_kv + j] = k[static_cast<size_t>(j) * width + h * d_head + c];
-            v_heads[(static_cast<size_t>(h) * n_kv + j) * d_head + c] = v[static_cast<size_t>(j) * width + h * d_head + c];
+            k_heads[h * head_stride + (static_cast<size_t>(j / kKeyPanel) * d_head + c) * kKeyPanel + j % kKeyPanel] =
+                k[static_cast<size_t>(j) * width + h * d_head + c];
+            v_heads[h * head_stride + static_cast<size_t>(j) * d_head + c] = v[static_cast<size_t>(j) * width + h * d_head + c];
           }
-      const long head_stride = static_cast<long>(n_kv) * d_head;
-      AttentionInput head_major{q.data(), width, n_q, k_heads.data(), n_kv, v_heads.data(), d_head, n_kv, n_head,
-                                d_head, -1, head_stride, head_stride, /*keys_transposed=*/true};
+      AttentionInput head_major{q.data(), width, n_q, k_heads.data(), 0, v_heads.data(), d_head, n_kv, n_head,
+                                d_head, -1, head_stride, head_stride, /*keys_in_panels=*/true};
       std::vector<float> out(static_cast<size_t>(n_q) * width), scratch;
       attention(head_major, out.data(), width, scratch);
       const std::vector<float> expected =
