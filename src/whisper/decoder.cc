@@ -58,14 +58,7 @@ void Decoder::layer(int index, int n, Mode mode, const CrossKVCache& cross, Self
                d_head, /*causal_offset=*/start},
               attended_.data(), width, scratch_);
   } else {
-    // Only the filled prefix [0, start] is read, unless the ablation reads the whole capacity with a
-    // causal mask (the scores past the prefix are computed, then masked away).
-    const int n_kv = attend_full_self_cache_ ? self.capacity() : start + 1;
-    for (int r = 0; r < n; ++r) {
-      attention({qkv_.data() + static_cast<size_t>(r) * 3 * width, 3 * width, 1, self.keys(index, r), width,
-                 self.values(index, r), width, n_kv, n_head, d_head, /*causal_offset=*/start},
-                attended_.data() + static_cast<size_t>(r) * width, width, scratch_);
-    }
+    step_self_attention(index, n, start, self);
   }
   blk.attn_out.forward(attended_.data(), n, projected_.data());
   add_inplace(x_.data(), projected_.data(), size);
@@ -92,6 +85,42 @@ void Decoder::layer(int index, int n, Mode mode, const CrossKVCache& cross, Self
   blk.mlp_in.forward_gelu(normed_.data(), n, hidden_.data());
   blk.mlp_out.forward(hidden_.data(), n, projected_.data());
   add_inplace(x_.data(), projected_.data(), size);
+}
+
+void Decoder::step_self_attention(int index, int n, int start, SelfKVCache& self) {
+  const int width = model_.dims.n_text_state;
+  const int n_head = model_.dims.n_text_head;
+  const int d_head = width / n_head;
+  // Only the filled prefix [0, start] is read, unless the ablation reads the whole capacity with a
+  // causal mask (the scores past the prefix are computed, then masked away).
+  const int end = attend_full_self_cache_ ? self.capacity() : start + 1;
+  const int shared = n > 1 ? self.shared_length() : 0;  // one row reads row 0's positions in one go
+  auto row_query = [&](int r) { return qkv_.data() + static_cast<size_t>(r) * 3 * width; };
+  if (shared == 0) {
+    for (int r = 0; r < n; ++r)
+      attention({row_query(r), 3 * width, 1, self.keys(index, r), width, self.values(index, r), width, end, n_head, d_head,
+                 /*causal_offset=*/start},
+                attended_.data() + static_cast<size_t>(r) * width, width, scratch_);
+    return;
+  }
+  // The prompt every row shares, read once for all rows; then each row's own positions; merged.
+  shared_log_sum_exp_.resize(static_cast<size_t>(n) * n_head);
+  own_log_sum_exp_.resize(static_cast<size_t>(n) * n_head);
+  own_attended_.resize(static_cast<size_t>(n) * width);
+  AttentionInput prompt{qkv_.data(), 3 * width, n, self.keys(index, 0), width, self.values(index, 0), width, shared,
+                        n_head, d_head};
+  prompt.log_sum_exp = shared_log_sum_exp_.data();
+  attention(prompt, attended_.data(), width, scratch_);
+  for (int r = 0; r < n; ++r) {
+    const size_t own_start = static_cast<size_t>(shared) * width;
+    AttentionInput own{row_query(r), 3 * width, 1, self.keys(index, r) + own_start, width,
+                       self.values(index, r) + own_start, width, end - shared, n_head, d_head,
+                       /*causal_offset=*/start - shared};
+    own.log_sum_exp = own_log_sum_exp_.data() + static_cast<size_t>(r) * n_head;
+    attention(own, own_attended_.data() + static_cast<size_t>(r) * width, width, scratch_);
+  }
+  merge_attention(attended_.data(), width, shared_log_sum_exp_.data(), own_attended_.data(), width,
+                  own_log_sum_exp_.data(), n, n_head, d_head);
 }
 
 void Decoder::capture_cross_scores(int layer, int n, const CrossKVCache& cross) {

@@ -34,6 +34,8 @@ class Decoder {
   enum class Mode { kPrefill, kStep };
   void embed(const int* tokens, int n, Mode mode, int position);
   void layer(int index, int n, Mode mode, const CrossKVCache& cross, SelfKVCache& self);
+  // A step's self-attention of n rows at position `start` over layer `index`'s cache.
+  void step_self_attention(int index, int n, int start, SelfKVCache& self);
   void capture_cross_scores(int layer, int n, const CrossKVCache& cross);
   void project_logits(const std::vector<int>& rows, std::vector<float>& logits);
 
@@ -43,6 +45,8 @@ class Decoder {
   const std::vector<std::pair<int, int>>* capture_heads_ = nullptr;
   std::vector<float>* capture_out_ = nullptr;
   std::vector<float> x_, normed_, qkv_, attended_, projected_, hidden_, scratch_, gathered_;
+  std::vector<float> own_attended_;  // each row's attention over its own positions, before merging
+  std::vector<double> shared_log_sum_exp_, own_log_sum_exp_;
   std::vector<float> head_keys_;  // an alignment head's cross keys, [d_head x n_ctx] fp32
 };
 

@@ -80,12 +80,12 @@ SelfKVCache::SelfKVCache(int n_layers, int max_rows, int n_ctx, int width)
 
 void SelfKVCache::reorder(const std::vector<int>& source_rows) {
   const int rows = static_cast<int>(source_rows.size());
-  std::vector<int> changed;  // rows that take another row's prefix
+  std::vector<int> changed;  // rows that take another row's positions
   for (int i = 0; i < rows; ++i) {
     if (source_rows[i] < 0 || source_rows[i] >= max_rows_) throw Error("beam reorder names a row out of range");
     if (source_rows[i] != i) changed.push_back(i);
   }
-  if (changed.empty() || length_ == 0) return;
+  if (changed.empty() || length_ == shared_length_) return;
   // Only a source that is itself overwritten needs a copy first; the others are read in place.
   std::vector<int> saved_slot(max_rows_, -1);
   int saved = 0;
@@ -93,33 +93,26 @@ void SelfKVCache::reorder(const std::vector<int>& source_rows) {
     const int source = source_rows[i];
     if (saved_slot[source] < 0 && source < rows && source_rows[source] != source) saved_slot[source] = saved++;
   }
-  const size_t prefix = static_cast<size_t>(length_) * width_;
+  const size_t own_start = static_cast<size_t>(shared_length_) * width_;
+  const size_t own_size = static_cast<size_t>(length_ - shared_length_) * width_;  // a row's own positions
   // Keys and values of each layer are independent: the 2 * n_layers parts are copied in parallel,
   // each thread keeping its saved rows in its own slice of the scratch.
   const int threads = std::min(omp_get_max_threads(), 2 * n_layers_);
-  scratch_.resize(static_cast<size_t>(threads) * saved * prefix);
+  scratch_.resize(static_cast<size_t>(threads) * saved * own_size);
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int part = 0; part < 2 * n_layers_; ++part) {
     float* cache = part < n_layers_ ? k_.get() : v_.get();
     const int layer = part % n_layers_;
-    float* kept = scratch_.data() + static_cast<size_t>(omp_get_thread_num()) * saved * prefix;
+    float* kept = scratch_.data() + static_cast<size_t>(omp_get_thread_num()) * saved * own_size;
     for (int row = 0; row < max_rows_; ++row)
       if (saved_slot[row] >= 0)
-        std::memcpy(kept + saved_slot[row] * prefix, cache + offset(layer, row), prefix * sizeof(float));
+        std::memcpy(kept + saved_slot[row] * own_size, cache + offset(layer, row) + own_start, own_size * sizeof(float));
     for (int i : changed) {
       const int source = source_rows[i];
-      const float* from = saved_slot[source] >= 0 ? kept + saved_slot[source] * prefix : cache + offset(layer, source);
-      std::memcpy(cache + offset(layer, i), from, prefix * sizeof(float));
+      const float* from = saved_slot[source] >= 0 ? kept + saved_slot[source] * own_size : cache + offset(layer, source) + own_start;
+      std::memcpy(cache + offset(layer, i) + own_start, from, own_size * sizeof(float));
     }
   }
-}
-
-void SelfKVCache::broadcast_row0(int rows) {
-  const size_t prefix = static_cast<size_t>(length_) * width_;
-  for (float* cache : {k_.get(), v_.get()})
-    for (int layer = 0; layer < n_layers_; ++layer)
-      for (int r = 1; r < rows; ++r)
-        std::memcpy(cache + offset(layer, r), cache + offset(layer, 0), prefix * sizeof(float));
 }
 
 }  // namespace auris

@@ -3,7 +3,8 @@
 //    one GEMM right after the encoder and then only read: by every decode step, every beam and every
 //    temperature retry of that window.
 //  - SelfKVCache: static [layers][rows][n_text_ctx][d] keys and values, allocated once per session;
-//    steps append one position, attention reads only the filled prefix [0, length).
+//    steps append one position, attention reads only the filled prefix [0, length). The prompt that
+//    every beam starts from is stored once, in row 0, and read once for all rows.
 #pragma once
 
 #include <cstdint>
@@ -56,13 +57,22 @@ class SelfKVCache {
   float* keys(int layer, int row) { return k_.get() + offset(layer, row); }
   float* values(int layer, int row) { return v_.get() + offset(layer, row); }
   int length() const { return length_; }
-  void set_length(int length) { length_ = length; }
+  // A length below the shared prefix's (a new prefill) ends the sharing.
+  void set_length(int length) {
+    length_ = length;
+    if (length_ < shared_length_) shared_length_ = 0;
+  }
+  // Positions [0, shared_length()) are every row's, stored in row 0 only; each row's own positions
+  // follow them in its own slots.
+  int shared_length() const { return shared_length_; }
   int max_rows() const { return max_rows_; }
   int capacity() const { return n_ctx_; }
-  // Row i continues from source_rows[i]'s filled prefix.
+  // Row i continues from source_rows[i]'s positions (only its own are copied: the shared ones are
+  // everyone's already).
   void reorder(const std::vector<int>& source_rows);
-  // Copies row 0's filled prefix into rows [1, rows): identical prompts are prefilled once.
-  void broadcast_row0(int rows);
+  // Row 0's filled prefix becomes every row's: identical prompts are prefilled once, stored once and
+  // read once per step for all rows.
+  void share_prefix() { shared_length_ = length_; }
 
  private:
   size_t offset(int layer, int row) const {
@@ -70,6 +80,7 @@ class SelfKVCache {
   }
   int n_layers_, max_rows_, n_ctx_, width_;
   int length_ = 0;
+  int shared_length_ = 0;
   // Zeroed by calloc: the kernel maps zero pages lazily, so only the positions a window fills take
   // memory (a static 448-position cache for 5 beams of base is 55 MB; a window fills a third).
   struct Free {

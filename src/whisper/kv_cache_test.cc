@@ -56,10 +56,29 @@ TEST(SelfKVCache, ReorderRejectsRowsOutOfRange) {
   EXPECT_THROW(cache.reorder({-1}), Error);
 }
 
-TEST(SelfKVCache, BroadcastCopiesRowZerosPrefix) {
+// Beams after a shared prompt: positions [0, kShared) are row 0's only, and a reorder copies only the
+// rows' own positions, leaving the prompt in row 0 as it was.
+TEST(SelfKVCache, SharedPromptStaysInRowZeroThroughReorders) {
+  constexpr int kShared = 2;
   SelfKVCache cache = filled_cache();
-  cache.broadcast_row0(kRows);
-  expect_rows_come_from(cache, std::vector<int>(kRows, 0));
+  cache.set_length(kShared);
+  cache.share_prefix();
+  cache.set_length(kLength);
+  EXPECT_EQ(cache.shared_length(), kShared);
+  // Marks what a copy of a shared position into another row would overwrite.
+  for (int l = 0; l < kLayers; ++l)
+    for (int r = 1; r < kRows; ++r) cache.keys(l, r)[0] = -1.0f;
+  const std::vector<int> sources{3, 3, 0, 1, 2};
+  cache.reorder(sources);
+  for (int l = 0; l < kLayers; ++l)
+    for (int r = 0; r < kRows; ++r) {
+      for (int p = kShared; p < kLength; ++p)
+        for (int c = 0; c < kWidth; ++c)
+          ASSERT_EQ(cache.keys(l, r)[p * kWidth + c], marker(l, sources[r], p, c)) << "layer " << l << " row " << r;
+      EXPECT_EQ(cache.keys(l, r)[0], r == 0 ? marker(l, 0, 0, 0) : -1.0f) << "shared position copied, row " << r;
+    }
+  cache.set_length(0);  // a new prefill
+  EXPECT_EQ(cache.shared_length(), 0);
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ void WindowInference::logits(const std::vector<std::vector<int>>& tokens, std::v
     decoder_.prefill(call.prompt, cross_, *self_, call.logit_positions, prefill_logits_);
     times_.prefill_seconds += seconds_since(start);
     ++times_.prefills;
-    self_->broadcast_row0(call.rows);
+    self_->share_prefix();
     replicate_prefill_logits(call, prefill_logits_, model_.dims.n_vocab, logits_out, extra_logits_out);
     return;
   }

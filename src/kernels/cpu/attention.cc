@@ -149,19 +149,21 @@ void weighted_values(const float* p, int lds, int n, const V* v, int ldv, int d,
 }
 
 // Softmax of each query's row over its visible keys; the keys it does not see (up to n_kv) get weight 0.
-void softmax_rows(const AttentionInput& in, int q0, int n, int n_kv, float* scores, int lds) {
+// Head h's log-sum-exp of query i, when asked for, is kept.
+void softmax_rows(const AttentionInput& in, int h, int q0, int n, int n_kv, float* scores, int lds) {
   for (int i = 0; i < n; ++i) {
     float* p = scores + static_cast<size_t>(i) * lds;
     const int visible = visible_keys(in, q0 + i);
     for (int j = visible; j < n_kv; ++j) p[j] = 0.0f;
-    softmax_inplace(p, visible);
+    const double log_sum_exp = softmax_inplace(p, visible);
+    if (in.log_sum_exp) in.log_sum_exp[static_cast<size_t>(q0 + i) * in.n_head + h] = log_sum_exp;
   }
 }
 
 // All queries of one head (a decode step's few) against its keys, each key and value read once for
 // all the queries; masked keys get weight 0. BLAS would first pack whole K and V panels, which costs
 // more than the arithmetic itself. scores: [n_q x key_panel_capacity(n_kv)].
-void few_queries(const AttentionInput& in, const HeadView& hv, int ldo, float* scores) {
+void few_queries(const AttentionInput& in, int h, const HeadView& hv, int ldo, float* scores) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(in.d_head));
   const int d = in.d_head, n = in.n_q, n_kv = in.n_kv, lds = key_panel_capacity(n_kv);
   if (hv.k16) {
@@ -174,7 +176,7 @@ void few_queries(const AttentionInput& in, const HeadView& hv, int ldo, float* s
       for (int i = 0; i < n; ++i) scores[static_cast<size_t>(i) * lds + j] = dot(hv.q + static_cast<size_t>(i) * in.ldq, k, d) * scale;
     }
   }
-  softmax_rows(in, 0, n, n_kv, scores, lds);
+  softmax_rows(in, h, 0, n, n_kv, scores, lds);
   with_row_count(n, [&](auto N) {
     if (hv.v16)
       weighted_values<N>(scores, lds, n_kv, hv.v16, in.ldv, d, hv.out, ldo);
@@ -217,14 +219,14 @@ PanelHead<float> pack_head(const AttentionInput& in, const float* k, const float
 // Queries [q0, q0 + n) of one head, n <= kManyQueryBlock; a causal block reads only the keys its last
 // query sees.
 template <typename T>
-void many_queries_block(const AttentionInput& in, const HeadView& hv, const PanelHead<T>& head, int ldo, int q0, int n,
+void many_queries_block(const AttentionInput& in, int h, const HeadView& hv, const PanelHead<T>& head, int ldo, int q0, int n,
                         float* scores, int lds) {
   const int d = in.d_head;
   const int n_vis = visible_keys(in, q0 + n - 1);
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const float* q = hv.q + static_cast<size_t>(q0) * in.ldq;
   with_row_count(n, [&](auto N) { scores_over_panels<N>(q, in.ldq, head.keys, d, n_vis, scale, scores, lds); });
-  softmax_rows(in, q0, n, n_vis, scores, lds);
+  softmax_rows(in, h, q0, n, n_vis, scores, lds);
   float* out = hv.out + static_cast<size_t>(q0) * ldo;
   with_row_count(n, [&](auto N) { weighted_values<N>(scores, lds, n_vis, head.values, head.ldv, d, out, ldo); });
 }
@@ -262,11 +264,11 @@ void many_queries(const AttentionInput& in, float* out, int ldo, std::vector<flo
       for (int q0 = (u % chunks) * kQueryChunk; q0 < q_end; q0 += kManyQueryBlock) {
         const int n = std::min(kManyQueryBlock, q_end - q0);
         if (hv.k16)
-          many_queries_block(in, hv, PanelHead<uint16_t>{hv.k16, hv.v16, in.ldv}, ldo, q0, n, scores, padded);
+          many_queries_block(in, h, hv, PanelHead<uint16_t>{hv.k16, hv.v16, in.ldv}, ldo, q0, n, scores, padded);
         else if (pack)
-          many_queries_block(in, hv, packed_head(h), ldo, q0, n, scores, padded);
+          many_queries_block(in, h, hv, packed_head(h), ldo, q0, n, scores, padded);
         else
-          many_queries_block(in, hv, PanelHead<float>{hv.k, hv.v, in.ldv}, ldo, q0, n, scores, padded);
+          many_queries_block(in, h, hv, PanelHead<float>{hv.k, hv.v, in.ldv}, ldo, q0, n, scores, padded);
       }
     }
   }
@@ -285,7 +287,22 @@ void attention(const AttentionInput& in, float* out, int ldo, std::vector<float>
   if (scratch.size() < score_size * threads) scratch.resize(score_size * threads);
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
   for (int h = 0; h < in.n_head; ++h)
-    few_queries(in, head_view(in, h, out), ldo, scratch.data() + score_size * omp_get_thread_num());
+    few_queries(in, h, head_view(in, h, out), ldo, scratch.data() + score_size * omp_get_thread_num());
+}
+
+void merge_attention(float* out, int ldo, const double* log_sum_exp, const float* other, int ld_other,
+                     const double* other_log_sum_exp, int n_q, int n_head, int d_head) {
+  for (int i = 0; i < n_q; ++i)
+    for (int h = 0; h < n_head; ++h) {
+      const double a = log_sum_exp[static_cast<size_t>(i) * n_head + h];
+      const double b = other_log_sum_exp[static_cast<size_t>(i) * n_head + h];
+      const double top = std::max(a, b);
+      const double wa = std::exp(a - top), wb = std::exp(b - top);
+      const float share_a = static_cast<float>(wa / (wa + wb)), share_b = static_cast<float>(wb / (wa + wb));
+      float* o = out + static_cast<size_t>(i) * ldo + h * d_head;
+      const float* p = other + static_cast<size_t>(i) * ld_other + h * d_head;
+      for (int c = 0; c < d_head; ++c) o[c] = share_a * o[c] + share_b * p[c];
+    }
 }
 
 }  // namespace auris

@@ -40,11 +40,21 @@ struct AttentionInput {
   // of k and v: same layout, half the bytes. Needs keys_in_panels.
   const uint16_t* k_fp16 = nullptr;
   const uint16_t* v_fp16 = nullptr;
+  // When set, [n_q x n_head]: each query's log of the sum of exp(scaled score) over the keys it sees,
+  // per head, which merge_attention needs.
+  double* log_sum_exp = nullptr;
 };
 
 // out[n_q x n_head*d_head] (row stride ldo). Heads (and chunks of queries) run in parallel (OpenMP);
 // scratch grows as needed: a few queries' scores per thread, and for many queries over keys not yet
 // in panels, every head's keys packed into panels.
 void attention(const AttentionInput& in, float* out, int ldo, std::vector<float>& scratch);
+
+// Attention of the same queries over two disjoint sets of keys, merged into attention over both:
+// each part's output weighted by its share of the exponentials (log_sum_exp of each part, [n_q x
+// n_head]). out [n_q x n_head*d_head] (row stride ldo) holds the first part and receives the result;
+// other (row stride ld_other) holds the second. Lets beams read a prompt they share once.
+void merge_attention(float* out, int ldo, const double* log_sum_exp, const float* other, int ld_other,
+                     const double* other_log_sum_exp, int n_q, int n_head, int d_head);
 
 }  // namespace auris

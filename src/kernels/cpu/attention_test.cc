@@ -122,5 +122,36 @@ TEST(Attention, HeadMajorKeyPanels) {
     }
 }
 
+// Beams over a shared prompt: attention over a prompt of S keys and over each row's own keys after
+// it, merged, equals attention over all the keys at once (causal within the own part).
+TEST(Attention, MergedPartsEqualTheWhole) {
+  const int n_head = 3, d_head = 64, width = n_head * d_head;
+  for (int n_q : {1, 2, 5})
+    for (int shared : {1, 17, 40}) {
+      const int n_kv = shared + 9, position = shared + 3;  // query i sees keys up to position + i
+      std::mt19937 rng(7);
+      std::normal_distribution<float> dist(0.0f, 2.0f);
+      std::vector<float> q(static_cast<size_t>(n_q) * width), k(static_cast<size_t>(n_kv) * width), v(k.size());
+      for (auto* buf : {&q, &k, &v})
+        for (float& x : *buf) x = dist(rng);
+      std::vector<float> whole(q.size()), merged(q.size()), own(q.size()), scratch;
+      attention({q.data(), width, n_q, k.data(), width, v.data(), width, n_kv, n_head, d_head, /*causal_offset=*/position},
+                whole.data(), width, scratch);
+      std::vector<double> shared_lse(static_cast<size_t>(n_q) * n_head), own_lse(shared_lse.size());
+      AttentionInput prompt{q.data(), width, n_q, k.data(), width, v.data(), width, shared, n_head, d_head};
+      prompt.log_sum_exp = shared_lse.data();
+      attention(prompt, merged.data(), width, scratch);
+      const size_t at = static_cast<size_t>(shared) * width;
+      // The own part holds keys the queries do not see yet: the mask must hold there too.
+      AttentionInput rest{q.data(), width, n_q, k.data() + at, width, v.data() + at, width, n_kv - shared, n_head,
+                          d_head, /*causal_offset=*/position - shared};
+      rest.log_sum_exp = own_lse.data();
+      attention(rest, own.data(), width, scratch);
+      merge_attention(merged.data(), width, shared_lse.data(), own.data(), width, own_lse.data(), n_q, n_head, d_head);
+      for (size_t i = 0; i < whole.size(); ++i)
+        ASSERT_NEAR(merged[i], whole[i], 1e-5f) << "n_q " << n_q << " shared " << shared << " at " << i;
+    }
+}
+
 }  // namespace
 }  // namespace auris

@@ -54,7 +54,7 @@ float max_value(const float* x, long n) {
   return max;
 }
 
-void softmax_inplace(float* x, int n) {
+double softmax_inplace(float* x, int n) {
   constexpr int L = simd::kLanes;
   const float max = max_value(x, n);
   int i = 0;
@@ -74,6 +74,7 @@ void softmax_inplace(float* x, int n) {
   const simd::Vec inv = simd::set1(static_cast<float>(1.0 / sum));
   for (i = 0; i + L <= n; i += L) simd::store(x + i, simd::mul(simd::load(x + i), inv));
   for (; i < n; ++i) x[i] *= static_cast<float>(1.0 / sum);
+  return max + std::log(sum);
 }
 
 }  // namespace auris

@@ -10,8 +10,9 @@ void layer_norm(const float* x, int rows, int n, const float* gamma, const float
 void gelu_inplace(float* x, long count);
 // y += x
 void add_inplace(float* y, const float* x, long count);
-// Softmax of one row in place; entries that are -inf stay 0.
-void softmax_inplace(float* x, int n);
+// Softmax of one row in place; entries that are -inf stay 0. Returns log(sum(exp(x))) of the row as
+// it was, which merges softmaxes over parts of a row (attention over a shared prefix and a suffix).
+double softmax_inplace(float* x, int n);
 
 // The largest of n values (-inf for none).
 float max_value(const float* x, long n);
