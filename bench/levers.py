@@ -25,6 +25,7 @@ WHAT = {  # lever -> what it is, for the table
     "cross_kv": "the window's cross K/V, 6 layers",
     "prefill_logits": "vocabulary projection at a 96-token prefill",
     "beam_logits": "vocabulary projection, 5 beams",
+    "beam_self_attention": "a beam-5 step's self-attention, 6 layers (160-token prompt, 40 tokens each)",
     "vocab_weight_format": "vocabulary projection, 1 row, per weight format",
     "decode_step_threads": "a beam-1 decode step's 37 products: threads",
     "decode_step_buffers": "a beam-1 decode step's 37 products: output buffers",

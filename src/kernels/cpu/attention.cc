@@ -191,7 +191,7 @@ void few_queries(const AttentionInput& in, int h, const HeadView& hv, int ldo, f
 // of every head apart, and each block of queries would walk a TLB entry per key). Queries go in
 // blocks of kManyQueryBlock (6 x 2 vectors of accumulators fill the 16 AVX2 registers). Two sgemm
 // calls per chunk of queries instead would repack the keys and values for every chunk and see an
-// inner dimension of only d_head: one encoder layer's attention runs 1.24x faster (bench/levers.py).
+// inner dimension of only d_head: one encoder layer's attention runs 1.07x faster (bench/levers.py).
 constexpr int kManyQueryBlock = 6;
 
 // One head's keys as panels and its values, in fp32 or fp16.
