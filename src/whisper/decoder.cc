@@ -111,8 +111,8 @@ void Decoder::step_self_attention(int index, int n, int start, SelfKVCache& self
                         n_head, d_head};
   prompt.log_sum_exp = shared_log_sum_exp_.data();
   attention(prompt, attended_.data(), width, scratch_);
+  const size_t own_start = static_cast<size_t>(shared) * width;
   for (int r = 0; r < n; ++r) {
-    const size_t own_start = static_cast<size_t>(shared) * width;
     AttentionInput own{row_query(r), 3 * width, 1, self.keys(index, r) + own_start, width,
                        self.values(index, r) + own_start, width, end - shared, n_head, d_head,
                        /*causal_offset=*/start - shared};
