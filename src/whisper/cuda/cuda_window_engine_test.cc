@@ -4,6 +4,7 @@
 // no CUDA device is present.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "audio/audio_file.h"
@@ -25,9 +26,13 @@ class CudaEngine : public ::testing::Test {
     if (data_.empty()) GTEST_SKIP() << "../shared/data not found";
   }
   std::vector<std::string> clips() const {
+    std::vector<std::string> hifitts;
+    for (const auto& e : std::filesystem::directory_iterator(data_ + "/audio/hifitts-6097/audio"))
+      if (e.path().extension() == ".wav") hifitts.push_back(e.path().string());
+    std::sort(hifitts.begin(), hifitts.end());  // the same 12 clips on every machine
+    if (hifitts.size() > 12) hifitts.resize(12);
     std::vector<std::string> files = {data_ + "/audio/jfk.flac"};
-    for (const auto& e : std::filesystem::directory_iterator(data_ + "/audio/hifitts-6097"))
-      if (e.path().extension() == ".flac" && files.size() < 13) files.push_back(e.path().string());
+    files.insert(files.end(), hifitts.begin(), hifitts.end());
     return files;
   }
   std::string path_, data_;
