@@ -15,6 +15,7 @@ latency of batch-1 greedy decoding. The audio's content does not matter to rando
 
 Usage: bench/gpu_speed.py [--models large-v3-turbo large-v3] [--repeats 5] [--steps 100]
                           [--vocab-from base] [--audio FILE] [--auris build/auris]
+                          [--transformers eager compiled] [--out bench/results/gpu_speed.json]
 """
 import argparse
 import json
