@@ -19,6 +19,10 @@ constexpr int L = simd::kLanes;
 constexpr int kQueryChunk = 64;
 // Up to this many queries (a decode step's beams) run straight over the keys as they are stored.
 constexpr int kFewQueries = 8;
+// Keys per chunk of weighted_values (their fp32 value rows: 16 KB at d_head 64, within L1), and how
+// many rows ahead its first pass prefetches.
+constexpr int kValueChunk = 64;
+constexpr int kPrefetchRows = 32;
 
 // One head's operands; keys and values as fp32 or as fp16.
 struct HeadView {
@@ -112,14 +116,22 @@ void scores_over_panels(const float* q, int ldq, const K* panels, int d, int n_k
     scores_over_panel<N>(q, ldq, panels + static_cast<size_t>(p) * d * kKeyPanel, d, scale, scores + p * kKeyPanel, lds);
 }
 
-// For N queries: out_i[c0, c0 + U*L) = sum_j p_i[j] * v_j[c0, ...), N*U accumulators in registers
-// over all n keys, so each value vector is loaded (and widened from fp16) once for all N queries.
+// For N queries: out_i[c0, c0 + U*L) (+)= sum_j p_i[j] * v_j[c0, ...), N*U accumulators in registers
+// over n keys, so each value vector is loaded (and widened from fp16) once for all N queries. With
+// `accumulate` the sums continue from what out holds. With prefetch_bytes > 0, the first
+// prefetch_bytes of the value row kPrefetchRows ahead are requested (up to row `rows_left`).
 template <int N, int U, typename V>
-void weighted_values_block(const float* p, int lds, int n, const V* v, int ldv, int c0, float* out, int ldo) {
+void weighted_values_block(const float* p, int lds, int n, const V* v, int ldv, int c0, float* out, int ldo,
+                           bool accumulate, int prefetch_bytes, int rows_left) {
   simd::Vec acc[N][U];
   for (int i = 0; i < N; ++i)
-    for (int u = 0; u < U; ++u) acc[i][u] = simd::zero();
+    for (int u = 0; u < U; ++u)
+      acc[i][u] = accumulate ? simd::load(out + static_cast<size_t>(i) * ldo + c0 + u * L) : simd::zero();
   for (int j = 0; j < n; ++j) {
+    if (prefetch_bytes > 0 && j + kPrefetchRows < rows_left) {
+      const char* ahead = reinterpret_cast<const char*>(v + static_cast<size_t>(j + kPrefetchRows) * ldv);
+      for (int b = 0; b < prefetch_bytes; b += 64) __builtin_prefetch(ahead + b);
+    }
     const V* row = v + static_cast<size_t>(j) * ldv + c0;
     simd::Vec values[U];
     for (int u = 0; u < U; ++u) values[u] = load_any(row + u * L);
@@ -133,14 +145,28 @@ void weighted_values_block(const float* p, int lds, int n, const V* v, int ldv, 
 }
 
 // out_i[d] = sum_j p_i[j] * v_j over n value rows (row stride ldv) for N queries (p row stride lds,
-// out row stride ldo).
+// out row stride ldo). A decode step's value rows come from memory, and a pass over one column block
+// of every row is a strided walk (one cache line in four) that the hardware prefetcher follows
+// poorly, so a beam step's weighted sums waited on memory. The keys therefore go in chunks of
+// kValueChunk whose rows stay in L1 across the passes, and the first pass prefetches whole rows
+// ahead. Each lane still sums over j in order, so the chunking changes no bit of the result.
 template <int N, typename V>
 void weighted_values(const float* p, int lds, int n, const V* v, int ldv, int d, float* out, int ldo) {
   constexpr int U = N == 1 ? 8 : (N == 2 ? 4 : (N <= 6 ? 2 : 1));  // N*U + U + 1 <= 16 registers
-  int c0 = 0;
-  for (; c0 + U * L <= d; c0 += U * L) weighted_values_block<N, U>(p, lds, n, v, ldv, c0, out, ldo);
-  for (; c0 + L <= d; c0 += L) weighted_values_block<N, 1>(p, lds, n, v, ldv, c0, out, ldo);
-  for (; c0 < d; ++c0)
+  const int vector_columns = d / L * L;
+  const int row_bytes = d * static_cast<int>(sizeof(V));
+  for (int j0 = 0; j0 < n || j0 == 0; j0 += kValueChunk) {
+    const int nj = std::min(kValueChunk, n - j0);
+    const float* pj = p + j0;
+    const V* vj = v + static_cast<size_t>(j0) * ldv;
+    const bool more = j0 > 0;
+    int c0 = 0;
+    for (; c0 + U * L <= vector_columns; c0 += U * L)
+      weighted_values_block<N, U>(pj, lds, nj, vj, ldv, c0, out, ldo, more, c0 == 0 ? row_bytes : 0, n - j0);
+    for (; c0 < vector_columns; c0 += L)
+      weighted_values_block<N, 1>(pj, lds, nj, vj, ldv, c0, out, ldo, more, c0 == 0 ? row_bytes : 0, n - j0);
+  }
+  for (int c0 = vector_columns; c0 < d; ++c0)
     for (int i = 0; i < N; ++i) {
       float sum = 0.0f;
       for (int j = 0; j < n; ++j) sum += p[static_cast<size_t>(i) * lds + j] * scalar_any(v + static_cast<size_t>(j) * ldv + c0);
