@@ -13,7 +13,8 @@ EnglishTextNormalizer (`auris wer`).
   whisper.cpp      pywhispercpp built here from its sdist (GGML_NATIVE), on `auris convert --to ggml`
   openai/whisper   the reference, fp32, on the same weights (tools/reference/ct2_to_openai.py)
 
-The floors (peak sgemm, streaming-read bandwidth) come from build/auris_floors in the same run.
+The floors (peak sgemm, streaming-read bandwidth) come from build/auris_floors in the same run, and
+faster-whisper's encoder is timed alone on the file's first window, beside auris's per-window figure.
 Writes bench/results/speed.json and prints the markdown tables docs/BENCHMARKS.md quotes.
 
 Usage: bench/speed.py [--models tiny.en base] [--repeats 3] [--render bench/results/speed.json]
@@ -103,6 +104,18 @@ class Bench:
                         [self.ref_python, ow, "--model", model_dir(model), "--beam", str(beam), "--threads", t]))
         return out
 
+    def peer_encoder(self, model, audio_name):
+        """faster-whisper's encoder alone, ms per 30-s window, for each of its compute types."""
+        script = os.path.join(ROOT, "bench", "peers", "faster_whisper_encoder.py")
+        out = {}
+        for ct in ("float32", "int8"):
+            _, _, stdout, _ = self.run([self.bench_python, script, "--model", model_dir(model), "--compute-type", ct,
+                                        "--threads", str(self.args.threads), AUDIO[audio_name][0]])
+            out[f"faster-whisper {ct}"] = spread(json.loads(stdout.strip().splitlines()[-1])["encoder_ms"])
+            print(f"  {model:8} {audio_name:8} faster-whisper {ct} encoder alone: {out[f'faster-whisper {ct}']['median']:.0f} ms/window",
+                  file=sys.stderr, flush=True)
+        return out
+
     def wer(self, reference_text, hypothesis):
         ref = os.path.join(self.work, "ref.txt")
         hyp = os.path.join(self.work, "hyp.txt")
@@ -152,7 +165,8 @@ def summarise(case):
         row["x_real_time"] = case["audio_seconds"] / row["wall_s"]["median"]
         t = runs[0]["timings"]
         if "encoder_ms_per_window" in t:
-            for key in ("encoder_ms_per_window", "cross_kv_ms_per_window", "prefill_ms", "decode_ms_per_step", "mean_rows_per_step"):
+            for key in ("encoder_ms_per_window", "encoder_windows", "cross_kv_ms_per_window", "prefill_ms", "decode_ms_per_step",
+                        "mean_rows_per_step"):
                 row[key] = spread([r["timings"][key] for r in runs])
             row["model_dims"] = t["model"]
         rows[label] = row
@@ -183,6 +197,20 @@ def ratio_line(rows, ours, peer, target):
     r = rows[peer]["wall_s"]["median"] / rows[ours]["wall_s"]["median"]
     verdict = "met" if r >= target else f"missed by {target - r:.2f}x"
     return f"- {ours} vs {peer}: **{r:.2f}x** faster (target {target}x: {verdict})"
+
+
+def time_budget_line(rows, ours, peer, target):
+    """What a target ratio leaves for everything but the encoder: the peer's wall time / target, less
+    our encoder's share (windows x ms per window), against what the rest takes now."""
+    if ours not in rows or peer not in rows or "encoder_windows" not in rows[ours]:
+        return None
+    budget = rows[peer]["wall_s"]["median"] / target
+    windows = rows[ours]["encoder_windows"]["median"]
+    encoder = windows * rows[ours]["encoder_ms_per_window"]["median"] / 1000.0
+    rest = rows[ours]["wall_s"]["median"] - encoder
+    return (f"- {target}x {peer} ({rows[peer]['wall_s']['median']:.2f} s) gives {ours} {budget:.2f} s; its encoder takes "
+            f"{encoder:.2f} s of that ({windows:.0f} windows), leaving {budget - encoder:.2f} s for all else, "
+            f"which takes {rest:.2f} s now")
 
 
 def markdown(results, floors, machine_name):
@@ -231,7 +259,7 @@ def markdown(results, floors, machine_name):
         lines.append("")
         stage = [(l, r) for l, r in rows.items() if "encoder_ms_per_window" in r]
         if stage:
-            lines.append("| auris stage | encoder ms/window (% of sgemm peak) | cross K/V ms/window | prefill ms | "
+            lines.append("| stage | encoder ms/window (% of sgemm peak) | cross K/V ms/window | prefill ms | "
                          "decode ms/step (rows) | step / weights floor | step / weights+cache floor |")
             lines.append("|---|---|---|---|---|---|---|")
             for label, r in stage:
@@ -245,6 +273,19 @@ def markdown(results, floors, machine_name):
                              f"{r['cross_kv_ms_per_window']['median']:.0f} | {r['prefill_ms']['median']:.1f} | "
                              f"{step:.2f} ({r['mean_rows_per_step']['median']:.1f}) | {step / weights_ms:.2f}x of {weights_ms:.2f} ms | "
                              f"{step / all_ms:.2f}x of {all_ms:.2f} ms |")
+            for label, enc in case.get("peer_encoder_ms", {}).items():
+                frac = encoder_flops(stage[0][1]["model_dims"]) / (enc["median"] / 1000.0) / 1e9 / peak
+                lines.append(f"| {label}, encode() alone | {enc['median']:.0f} ({enc['min']:.0f}-{enc['max']:.0f}), "
+                             f"{100 * frac:.0f}% | | | | | |")
+            lines.append("")
+            for ours, peer in [("auris float32", "faster-whisper float32"), ("auris int8", "faster-whisper int8")]:
+                if ours in rows and peer in case.get("peer_encoder_ms", {}):
+                    theirs = case["peer_encoder_ms"][peer]["median"]
+                    mine = rows[ours]["encoder_ms_per_window"]["median"]
+                    lines.append(f"- encoder per window, {ours} vs {peer}: {mine:.0f} vs {theirs:.0f} ms ({theirs / mine:.2f}x)")
+            budget = time_budget_line(rows, "auris float32", "faster-whisper float32", 1.5)
+            if budget:
+                lines.append(budget)
             lines.append("")
     return "\n".join(lines)
 
@@ -262,6 +303,7 @@ def main():
     p.add_argument("--no-reference", action="store_true")
     p.add_argument("--no-ablations", action="store_true")
     p.add_argument("--no-whisper-cpp", action="store_true")
+    p.add_argument("--no-peer-encoder", action="store_true", help="skip timing faster-whisper's encoder alone")
     p.add_argument("--baseline-auris", metavar="BIN", help="another auris build run beside this one (float32)")
     p.add_argument("--baseline-name", default="baseline", help="its label in the tables, e.g. a commit")
     p.add_argument("--bench-python", default=os.path.expanduser("~/.cache/auris/benchenv/bin/python"))
@@ -279,11 +321,16 @@ def main():
                                                 env={**os.environ, "OMP_NUM_THREADS": str(args.threads)}))
     print(f"floors: {json.dumps(floors)}", file=sys.stderr)
     results = []
+    peer_encoder = {}  # (model, audio): measured once, shown with each decoding's case
     for model in args.models:
         for audio in args.audio:
             for decoding in args.decodings:
                 case = bench.case(model, audio, decoding)
                 case["summary"] = summarise(case)
+                if not args.no_peer_encoder:
+                    if (model, audio) not in peer_encoder:
+                        peer_encoder[(model, audio)] = bench.peer_encoder(model, audio)
+                    case["peer_encoder_ms"] = peer_encoder[(model, audio)]
                 results.append(case)
     os.makedirs(os.path.dirname(args.output), exist_ok=True)
     with open(args.output, "w") as f:
