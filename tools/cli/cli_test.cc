@@ -2,6 +2,7 @@
 // (stdout, stderr, exit status) for good input and for every kind of bad input.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -24,8 +25,10 @@ struct RunResult {
 
 RunResult run_cli(const std::string& args) {
   // Not test::temp_dir(): that empties the test's directory, which holds the files being run on.
+  // ctest runs tests as parallel processes, so the process id keeps their captures apart.
   static int counter = 0;
-  const fs::path dir = fs::temp_directory_path() / "auris-cli-runs" / std::to_string(++counter);
+  const fs::path dir = fs::temp_directory_path() / "auris-cli-runs" /
+                       (std::to_string(::getpid()) + "-" + std::to_string(++counter));
   fs::create_directories(dir);
   const std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
   const std::string cmd = std::string("timeout 300 ") + AURIS_CLI_PATH + " " + args + " >" + out + " 2>" + err;
