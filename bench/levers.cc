@@ -172,6 +172,46 @@ void cross_kv_one_gemm() {
   }, flops, 0, false);
 }
 
+// A 96-token prefill's products through one decoder layer's fp16 rows (as float32 stores them):
+// widened to fp32 for sgemm at each call, or streamed in blocks of 8 rows as a decode step does.
+void prefill_products() {
+  struct Shape {
+    int out, in;
+  };
+  const Shape shapes[] = {{3 * kWidth, kWidth}, {kWidth, kWidth}, {kWidth, kWidth}, {kWidth, kWidth},
+                          {4 * kWidth, kWidth}, {kWidth, 4 * kWidth}};  // QKV, out, cross Q, cross out, MLP
+  auto layers = std::make_shared<std::vector<auris::Linear>>();
+  double flops = 0;
+  for (const Shape& s : shapes) {
+    layers->push_back(fp16_layer(s.out, s.in, true, 20 + static_cast<unsigned>(layers->size())));
+    layers->back().convert(auris::WeightFormat::kFloat16Rows);
+    flops += 2.0 * kPrefillRows * s.out * s.in;
+  }
+  auto x = std::make_shared<std::vector<float>>(random_floats(static_cast<size_t>(kPrefillRows) * 4 * kWidth, 3));
+  auto y = std::make_shared<std::vector<float>>(static_cast<size_t>(kPrefillRows) * 4 * kWidth);
+  // The streaming variant reads the same fp16 rows, copied out once.
+  auto rows = std::make_shared<std::vector<std::vector<uint16_t>>>();
+  for (const auris::Linear& l : *layers) {
+    std::vector<float> w(static_cast<size_t>(l.in_features()));
+    std::vector<uint16_t> half(static_cast<size_t>(l.out_features()) * l.in_features());
+    for (int o = 0; o < l.out_features(); ++o) {
+      l.weight_row(o, w.data());
+      for (int i = 0; i < l.in_features(); ++i) half[static_cast<size_t>(o) * l.in_features() + i] = auris::float_to_fp16(w[i]);
+    }
+    rows->push_back(std::move(half));
+  }
+  add("prefill_products/widened_for_sgemm", [=] {
+    for (const auris::Linear& l : *layers) l.forward(x->data(), kPrefillRows, y->data());
+  }, flops, 0, true);
+  add("prefill_products/streamed_8_rows_at_a_time", [=] {
+    for (size_t p = 0; p < layers->size(); ++p) {
+      const auris::Linear& l = (*layers)[p];
+      auris::stream_product_f16(x->data(), kPrefillRows, l.in_features(), (*rows)[p].data(), l.in_features(),
+                                l.out_features(), {l.bias(), y->data(), l.out_features()});
+    }
+  }, flops, 0, false);
+}
+
 // The vocabulary projection (fp16 rows, as float32 runs it). At a prefill only the last position's
 // logits are used; beams share one read of the weights.
 void vocabulary_projection() {
@@ -338,6 +378,7 @@ int main(int argc, char** argv) {
   fused_bias_gelu();
   encoder_attention();
   cross_kv_one_gemm();
+  prefill_products();
   vocabulary_projection();
   beam_self_attention();
   thread_pool();

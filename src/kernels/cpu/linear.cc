@@ -12,6 +12,40 @@
 
 namespace auris {
 
+namespace {
+
+// y = x W^T + b through oneDNN's sgemm, W fp32 [out x in].
+void sgemm_with_bias(const float* x, int rows, int ldx, const float* w, int in, int out, const float* bias, float* y,
+                     int ldy) {
+  if (bias) {
+    for (int r = 0; r < rows; ++r) std::memcpy(y + static_cast<size_t>(r) * ldy, bias, sizeof(float) * out);
+  }
+  dnnl_sgemm('N', 'T', rows, out, in, 1.0f, x, ldx, w, in, bias ? 1.0f : 0.0f, y, ldy);
+}
+
+// fp16 or bf16 rows widened to fp32 (exactly) in a buffer of the calling thread, which lives on for
+// the next call: a prompt's products widen a few MB each, in parallel.
+const float* widened_rows(const std::vector<uint16_t>& half, bool bf16) {
+  thread_local std::vector<float> wide;
+  wide.resize(half.size());
+  const long n = static_cast<long>(half.size());
+  constexpr long kChunk = 1 << 14;
+  float* dst = wide.data();
+  const uint16_t* src = half.data();
+#pragma omp parallel for schedule(static) if (n >= 4 * kChunk)
+  for (long b = 0; b < n; b += kChunk) {
+    const long m = std::min(kChunk, n - b);
+    if (bf16) {
+      for (long i = b; i < b + m; ++i) dst[i] = bf16_to_float(src[i]);
+    } else {
+      fp16_to_float_n(reinterpret_cast<const uint8_t*>(src + b), m, dst + b);
+    }
+  }
+  return dst;
+}
+
+}  // namespace
+
 Linear::Linear(Tensor weight, Tensor bias) {
   if (weight.rank() != 2) throw Error("linear weight must be 2-D, got " + weight.shape_string());
   out_ = static_cast<int>(weight.dim(0));
@@ -106,16 +140,19 @@ void Linear::forward(const float* x, int rows, float* y, int ldx, int ldy) const
   switch (format_) {
     case WeightFormat::kPackedFloat32:
     case WeightFormat::kPackedBfloat16: return packed_->forward(x, rows, ldx, y, ldy, /*gelu=*/false);
-    case WeightFormat::kFloat16Rows: return stream_product_f16(x, rows, ldx, half_rows_.data(), in_, out_, out);
-    case WeightFormat::kBfloat16Rows: return stream_product_bf16(x, rows, ldx, half_rows_.data(), in_, out_, out);
+    case WeightFormat::kFloat16Rows:
+    case WeightFormat::kBfloat16Rows: {
+      const bool bf16 = format_ == WeightFormat::kBfloat16Rows;
+      if (rows >= kWidenedGemmRows)
+        return sgemm_with_bias(x, rows, ldx, widened_rows(half_rows_, bf16), in_, out_, bias(), y, ldy);
+      if (bf16) return stream_product_bf16(x, rows, ldx, half_rows_.data(), in_, out_, out);
+      return stream_product_f16(x, rows, ldx, half_rows_.data(), in_, out_, out);
+    }
     case WeightFormat::kInt8Rows: return stream_product_int8(x, rows, ldx, int8_rows_, in_, out_, out);
     case WeightFormat::kFloat32: break;
   }
   if (rows <= kFewRows) return stream_product_f32(x, rows, ldx, weight_.data(), in_, out_, out);
-  if (!bias_.empty()) {
-    for (int r = 0; r < rows; ++r) std::memcpy(y + static_cast<size_t>(r) * ldy, bias_.data(), sizeof(float) * out_);
-  }
-  dnnl_sgemm('N', 'T', rows, out_, in_, 1.0f, x, ldx, weight_.data(), in_, bias_.empty() ? 0.0f : 1.0f, y, ldy);
+  sgemm_with_bias(x, rows, ldx, weight_.data(), in_, out_, bias(), y, ldy);
 }
 
 void Linear::forward_gelu(const float* x, int rows, float* y) const {

@@ -4,7 +4,8 @@
 //  - kPackedFloat32 / kPackedBfloat16: packed for oneDNN's matmul (packed_gemm.h), for the products
 //    over many rows (encoder, the window's cross K/V), with bias and GELU fused
 //  - kFloat16Rows / kBfloat16Rows / kInt8Rows: narrower rows for the decode step's weight streaming
-//    (streaming_product.h); fp16 is exact for weights that fp16 represents
+//    (streaming_product.h); fp16 is exact for weights that fp16 represents. A prompt of many rows
+//    widens fp16 and bf16 rows to fp32 and runs sgemm, which beats streaming there
 // Each layer counts the rows it has multiplied, so tests can prove which projections a decode step
 // does (and does not) run.
 #pragma once
@@ -40,6 +41,10 @@ class Linear {
 
   // Up to this many rows go through the weight-streaming kernel in fp32; more through sgemm.
   static constexpr int kFewRows = 8;
+  // From this many rows (a prompt's prefill), fp16 and bf16 rows are widened to fp32 for sgemm, which
+  // beats streaming them there (bench/levers.cc, prefill_products); exact, so only the order of the
+  // sums changes.
+  static constexpr int kWidenedGemmRows = 32;
 
   // y[rows x out] (row stride ldy) = x[rows x in] (row stride ldx) W^T + b.
   void forward(const float* x, int rows, float* y, int ldx = -1, int ldy = -1) const;

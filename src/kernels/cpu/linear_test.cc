@@ -6,6 +6,7 @@
 #include <random>
 
 #include "kernels/cpu/norm_activation.h"
+#include "model/half_float.h"
 
 namespace auris {
 namespace {
@@ -35,6 +36,36 @@ void expect_linear_matches_definition(int rows) {
 TEST(Linear, SingleRow) { expect_linear_matches_definition(1); }
 TEST(Linear, FewRowsKernel) { expect_linear_matches_definition(Linear::kFewRows); }
 TEST(Linear, BlasGemmRows) { expect_linear_matches_definition(Linear::kFewRows + 13); }
+
+// fp16 and bf16 rows go through the streaming kernel for few rows and through sgemm on weights
+// widened to fp32 for many; both give the product of the stored weights.
+void expect_half_rows_match_definition(WeightFormat format, int rows) {
+  constexpr int kOut = 40, kIn = 70;  // not multiples of the vector width
+  Tensor w = random_tensor({kOut, kIn}, 8);
+  const bool bf16 = format == WeightFormat::kBfloat16Rows;
+  for (float& v : w.data) v = bf16 ? bf16_to_float(float_to_bf16(v)) : fp16_to_float(float_to_fp16(v));
+  const Tensor b = random_tensor({kOut}, 9), x = random_tensor({rows, kIn}, 10);
+  Linear layer(w, b);
+  layer.convert(format);
+  std::vector<float> y(static_cast<size_t>(rows) * kOut);
+  layer.forward(x.data.data(), rows, y.data());
+  for (int r = 0; r < rows; ++r)
+    for (int o = 0; o < kOut; ++o) {
+      double acc = b.data[o];
+      for (int i = 0; i < kIn; ++i) acc += double(x.data[r * kIn + i]) * w.data[o * kIn + i];
+      EXPECT_NEAR(y[r * kOut + o], acc, 1e-5) << r << "," << o;
+    }
+}
+
+TEST(Linear, Fp16RowsStreamedOrWidenedForSgemm) {
+  expect_half_rows_match_definition(WeightFormat::kFloat16Rows, 3);
+  expect_half_rows_match_definition(WeightFormat::kFloat16Rows, Linear::kWidenedGemmRows + 5);
+}
+
+TEST(Linear, Bf16RowsStreamedOrWidenedForSgemm) {
+  expect_half_rows_match_definition(WeightFormat::kBfloat16Rows, 3);
+  expect_half_rows_match_definition(WeightFormat::kBfloat16Rows, Linear::kWidenedGemmRows + 5);
+}
 
 TEST(Linear, ConcatComputesThePartsInOneProduct) {
   Linear a(random_tensor({3, 4}, 4), random_tensor({3}, 5));
