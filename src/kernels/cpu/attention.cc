@@ -144,6 +144,36 @@ void weighted_values_block(const float* p, int lds, int n, const V* v, int ldv, 
     for (int u = 0; u < U; ++u) simd::store(out + static_cast<size_t>(i) * ldo + c0 + u * L, acc[i][u]);
 }
 
+// Keys [j0, j0 + nj) of weighted_values' sums, over the columns that fill whole vectors; with j0 > 0
+// the sums continue from what out holds. The first column block prefetches whole rows ahead when
+// `prefetch` is set (up to row n, the last one the sums read).
+template <int N, typename V>
+void weighted_values_chunk(const float* p, int lds, int j0, int nj, int n, const V* v, int ldv, int d, float* out,
+                           int ldo, bool prefetch) {
+  constexpr int U = N == 1 ? 8 : (N == 2 ? 4 : (N <= 6 ? 2 : 1));  // N*U + U + 1 <= 16 registers
+  const int vector_columns = d / L * L;
+  const int row_bytes = prefetch ? d * static_cast<int>(sizeof(V)) : 0;
+  const float* pj = p + j0;
+  const V* vj = v + static_cast<size_t>(j0) * ldv;
+  const bool more = j0 > 0;
+  int c0 = 0;
+  for (; c0 + U * L <= vector_columns; c0 += U * L)
+    weighted_values_block<N, U>(pj, lds, nj, vj, ldv, c0, out, ldo, more, c0 == 0 ? row_bytes : 0, n - j0);
+  for (; c0 < vector_columns; c0 += L)
+    weighted_values_block<N, 1>(pj, lds, nj, vj, ldv, c0, out, ldo, more, c0 == 0 ? row_bytes : 0, n - j0);
+}
+
+// The columns past the last whole vector (d_head not a multiple of the vector width), summed in order.
+template <typename V>
+void weighted_values_tail(const float* p, int lds, int n_rows, int n, const V* v, int ldv, int d, float* out, int ldo) {
+  for (int c0 = d / L * L; c0 < d; ++c0)
+    for (int i = 0; i < n_rows; ++i) {
+      float sum = 0.0f;
+      for (int j = 0; j < n; ++j) sum += p[static_cast<size_t>(i) * lds + j] * scalar_any(v + static_cast<size_t>(j) * ldv + c0);
+      out[static_cast<size_t>(i) * ldo + c0] = sum;
+    }
+}
+
 // out_i[d] = sum_j p_i[j] * v_j over n value rows (row stride ldv) for N queries (p row stride lds,
 // out row stride ldo). A decode step's value rows come from memory, and a pass over one column block
 // of every row is a strided walk (one cache line in four) that the hardware prefetcher follows
@@ -152,26 +182,9 @@ void weighted_values_block(const float* p, int lds, int n, const V* v, int ldv, 
 // ahead. Each lane still sums over j in order, so the chunking changes no bit of the result.
 template <int N, typename V>
 void weighted_values(const float* p, int lds, int n, const V* v, int ldv, int d, float* out, int ldo) {
-  constexpr int U = N == 1 ? 8 : (N == 2 ? 4 : (N <= 6 ? 2 : 1));  // N*U + U + 1 <= 16 registers
-  const int vector_columns = d / L * L;
-  const int row_bytes = d * static_cast<int>(sizeof(V));
-  for (int j0 = 0; j0 < n || j0 == 0; j0 += kValueChunk) {
-    const int nj = std::min(kValueChunk, n - j0);
-    const float* pj = p + j0;
-    const V* vj = v + static_cast<size_t>(j0) * ldv;
-    const bool more = j0 > 0;
-    int c0 = 0;
-    for (; c0 + U * L <= vector_columns; c0 += U * L)
-      weighted_values_block<N, U>(pj, lds, nj, vj, ldv, c0, out, ldo, more, c0 == 0 ? row_bytes : 0, n - j0);
-    for (; c0 < vector_columns; c0 += L)
-      weighted_values_block<N, 1>(pj, lds, nj, vj, ldv, c0, out, ldo, more, c0 == 0 ? row_bytes : 0, n - j0);
-  }
-  for (int c0 = vector_columns; c0 < d; ++c0)
-    for (int i = 0; i < N; ++i) {
-      float sum = 0.0f;
-      for (int j = 0; j < n; ++j) sum += p[static_cast<size_t>(i) * lds + j] * scalar_any(v + static_cast<size_t>(j) * ldv + c0);
-      out[static_cast<size_t>(i) * ldo + c0] = sum;
-    }
+  for (int j0 = 0; j0 < n || j0 == 0; j0 += kValueChunk)
+    weighted_values_chunk<N>(p, lds, j0, std::min(kValueChunk, n - j0), n, v, ldv, d, out, ldo, true);
+  weighted_values_tail(p, lds, N, n, v, ldv, d, out, ldo);
 }
 
 // Softmax of each query's row over its visible keys; the keys it does not see (up to n_kv) get weight 0.
@@ -217,8 +230,11 @@ void few_queries(const AttentionInput& in, int h, const HeadView& hv, int ldo, f
 // of every head apart, and each block of queries would walk a TLB entry per key). Queries go in
 // blocks of kManyQueryBlock (6 x 2 vectors of accumulators fill the 16 AVX2 registers). Two sgemm
 // calls per chunk of queries instead would repack the keys and values for every chunk and see an
-// inner dimension of only d_head: one encoder layer's attention runs 1.07x faster (bench/levers.py).
+// inner dimension of only d_head; bench/levers.py times both ("the encoder's self-attention").
 constexpr int kManyQueryBlock = 6;
+// Keys per tile of many_queries_unit's scores pass: a multiple of kKeyPanel, whose panels stay in L1
+// (16 KB at d_head 64) while every block of the unit reads them.
+constexpr int kKeyTile = 64;
 
 // One head's keys as panels and its values, in fp32 or fp16.
 template <typename T>
@@ -242,19 +258,40 @@ PanelHead<float> pack_head(const AttentionInput& in, const float* k, const float
   return {panels, values, d};
 }
 
-// Queries [q0, q0 + n) of one head, n <= kManyQueryBlock; a causal block reads only the keys its last
-// query sees.
+// Queries [q_begin, q_end) of one head (a unit of parallel work), in blocks of kManyQueryBlock. Each
+// block's scores come from the register-blocked kernels, but the loops run tile by tile over the keys
+// and chunk by chunk over the values, every block of the unit inside: a head's keys and values do
+// not fit in L2 together, and block by block they were streamed from L3 once per block. Every score
+// and every lane's sum over the keys is formed as block by block, so the result is the same to the
+// bit. A causal block reads only the keys its last query sees. scores: [q_end - q_begin x lds].
 template <typename T>
-void many_queries_block(const AttentionInput& in, int h, const HeadView& hv, const PanelHead<T>& head, int ldo, int q0, int n,
-                        float* scores, int lds) {
+void many_queries_unit(const AttentionInput& in, int h, const HeadView& hv, const PanelHead<T>& head, int ldo,
+                       int q_begin, int q_end, float* scores, int lds) {
   const int d = in.d_head;
-  const int n_vis = visible_keys(in, q0 + n - 1);
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  const float* q = hv.q + static_cast<size_t>(q0) * in.ldq;
-  with_row_count(n, [&](auto N) { scores_over_panels<N>(q, in.ldq, head.keys, d, n_vis, scale, scores, lds); });
-  softmax_rows(in, h, q0, n, n_vis, scores, lds);
-  float* out = hv.out + static_cast<size_t>(q0) * ldo;
-  with_row_count(n, [&](auto N) { weighted_values<N>(scores, lds, n_vis, head.values, head.ldv, d, out, ldo); });
+  const int n_vis_max = visible_keys(in, q_end - 1);
+  auto each_block = [&](auto&& f) {
+    for (int q0 = q_begin; q0 < q_end; q0 += kManyQueryBlock) {
+      const int n = std::min(kManyQueryBlock, q_end - q0);
+      with_row_count(n, [&](auto N) { f(N, q0, n, visible_keys(in, q0 + n - 1), scores + static_cast<size_t>(q0 - q_begin) * lds); });
+    }
+  };
+  for (int t0 = 0; t0 < n_vis_max; t0 += kKeyTile)
+    each_block([&](auto N, int q0, int, int n_vis, float* block_scores) {
+      if (t0 >= n_vis) return;
+      scores_over_panels<N>(hv.q + static_cast<size_t>(q0) * in.ldq, in.ldq, head.keys + static_cast<size_t>(t0) * d, d,
+                            std::min(kKeyTile, n_vis - t0), scale, block_scores + t0, lds);
+    });
+  each_block([&](auto, int q0, int n, int n_vis, float* block_scores) { softmax_rows(in, h, q0, n, n_vis, block_scores, lds); });
+  for (int j0 = 0; j0 < n_vis_max || j0 == 0; j0 += kValueChunk)
+    each_block([&](auto N, int q0, int, int n_vis, float* block_scores) {
+      if (j0 >= n_vis && j0 > 0) return;
+      weighted_values_chunk<N>(block_scores, lds, j0, std::min(kValueChunk, n_vis - j0), n_vis, head.values, head.ldv, d,
+                               hv.out + static_cast<size_t>(q0) * ldo, ldo, q0 == q_begin);
+    });
+  each_block([&](auto N, int q0, int, int n_vis, float* block_scores) {
+    weighted_values_tail(block_scores, lds, N, n_vis, head.values, head.ldv, d, hv.out + static_cast<size_t>(q0) * ldo, ldo);
+  });
 }
 
 void many_queries(const AttentionInput& in, float* out, int ldo, std::vector<float>& scratch) {
@@ -266,7 +303,7 @@ void many_queries(const AttentionInput& in, float* out, int ldo, std::vector<flo
   const int units = in.n_head * chunks;
   const int threads = std::min(omp_get_max_threads(), units);
   const size_t packed_size = head_size * in.n_head;
-  const size_t score_size = static_cast<size_t>(kManyQueryBlock) * padded;
+  const size_t score_size = static_cast<size_t>(kQueryChunk) * padded;
   if (scratch.size() < packed_size + score_size * threads) scratch.resize(packed_size + score_size * threads);
   auto packed_head = [&](int h) {
     const float* keys = scratch.data() + head_size * h;
@@ -286,16 +323,13 @@ void many_queries(const AttentionInput& in, float* out, int ldo, std::vector<flo
     for (int u = 0; u < units; ++u) {
       const int h = u / chunks;
       const HeadView hv = head_view(in, h, out);
-      const int q_end = std::min(in.n_q, (u % chunks + 1) * kQueryChunk);
-      for (int q0 = (u % chunks) * kQueryChunk; q0 < q_end; q0 += kManyQueryBlock) {
-        const int n = std::min(kManyQueryBlock, q_end - q0);
-        if (hv.k16)
-          many_queries_block(in, h, hv, PanelHead<uint16_t>{hv.k16, hv.v16, in.ldv}, ldo, q0, n, scores, padded);
-        else if (pack)
-          many_queries_block(in, h, hv, packed_head(h), ldo, q0, n, scores, padded);
-        else
-          many_queries_block(in, h, hv, PanelHead<float>{hv.k, hv.v, in.ldv}, ldo, q0, n, scores, padded);
-      }
+      const int q_begin = (u % chunks) * kQueryChunk, q_end = std::min(in.n_q, q_begin + kQueryChunk);
+      if (hv.k16)
+        many_queries_unit(in, h, hv, PanelHead<uint16_t>{hv.k16, hv.v16, in.ldv}, ldo, q_begin, q_end, scores, padded);
+      else if (pack)
+        many_queries_unit(in, h, hv, packed_head(h), ldo, q_begin, q_end, scores, padded);
+      else
+        many_queries_unit(in, h, hv, PanelHead<float>{hv.k, hv.v, in.ldv}, ldo, q_begin, q_end, scores, padded);
     }
   }
 }

@@ -70,6 +70,32 @@ TEST(Attention, WhisperHeadWidth) {
   expect_matches_naive(6, 300, 2, 64, 299 - 5, 0);
 }
 
+// Keys and values of rows [n_kv x n_head*d_head] in the cross-attention cache's layout: per head,
+// values [n_kv x d_head] and keys in panels of kKeyPanel. Padding keys are NaN: their scores are
+// computed and must never be read.
+struct HeadMajorCache {
+  HeadMajorCache(const std::vector<float>& k, const std::vector<float>& v, int n_kv, int n_head, int d_head)
+      : n_kv(n_kv), n_head(n_head), d_head(d_head), head_stride(static_cast<long>(key_panel_capacity(n_kv)) * d_head),
+        keys(head_stride * n_head, NAN), values(head_stride * n_head, NAN) {
+    const int width = n_head * d_head;
+    for (int h = 0; h < n_head; ++h)
+      for (int j = 0; j < n_kv; ++j)
+        for (int c = 0; c < d_head; ++c) {
+          keys[h * head_stride + (static_cast<size_t>(j / kKeyPanel) * d_head + c) * kKeyPanel + j % kKeyPanel] =
+              k[static_cast<size_t>(j) * width + h * d_head + c];
+          values[h * head_stride + static_cast<size_t>(j) * d_head + c] = v[static_cast<size_t>(j) * width + h * d_head + c];
+        }
+  }
+  // n_q queries (rows of n_head*d_head) over this cache.
+  AttentionInput input(const float* q, int n_q, int causal_offset = -1) const {
+    return {q, n_head * d_head, n_q, keys.data(), 0, values.data(), d_head, n_kv, n_head, d_head, causal_offset,
+            head_stride, head_stride, /*keys_in_panels=*/true};
+  }
+  int n_kv, n_head, d_head;
+  long head_stride;
+  std::vector<float> keys, values;
+};
+
 // The cross-attention cache's layout: per head, values [n_kv x d_head] and keys in panels of
 // kKeyPanel, in fp32 and in fp16; for a decode step's few queries (every count 1..8, the kernels'
 // register blocks) and a prefill's many, over key counts that fill the last panel or do not.
@@ -82,19 +108,10 @@ TEST(Attention, HeadMajorKeyPanels) {
       std::vector<float> q(static_cast<size_t>(n_q) * width), k(static_cast<size_t>(n_kv) * width), v(k.size());
       for (auto* buf : {&q, &k, &v})
         for (float& x : *buf) x = dist(rng);
-      // Padding keys are NaN: their scores are computed and must never be read.
-      const int capacity = key_panel_capacity(n_kv);
-      const long head_stride = static_cast<long>(capacity) * d_head;
-      std::vector<float> k_heads(head_stride * n_head, NAN), v_heads(head_stride * n_head, NAN);
-      for (int h = 0; h < n_head; ++h)
-        for (int j = 0; j < n_kv; ++j)
-          for (int c = 0; c < d_head; ++c) {
-            k_heads[h * head_stride + (static_cast<size_t>(j / kKeyPanel) * d_head + c) * kKeyPanel + j % kKeyPanel] =
-                k[static_cast<size_t>(j) * width + h * d_head + c];
-            v_heads[h * head_stride + static_cast<size_t>(j) * d_head + c] = v[static_cast<size_t>(j) * width + h * d_head + c];
-          }
-      AttentionInput head_major{q.data(), width, n_q, k_heads.data(), 0, v_heads.data(), d_head, n_kv, n_head,
-                                d_head, -1, head_stride, head_stride, /*keys_in_panels=*/true};
+      const HeadMajorCache cache(k, v, n_kv, n_head, d_head);
+      const std::vector<float>& k_heads = cache.keys;
+      const std::vector<float>& v_heads = cache.values;
+      const AttentionInput head_major = cache.input(q.data(), n_q);
       std::vector<float> out(static_cast<size_t>(n_q) * width), scratch;
       attention(head_major, out.data(), width, scratch);
       const std::vector<float> expected =
@@ -120,6 +137,32 @@ TEST(Attention, HeadMajorKeyPanels) {
       for (size_t i = 0; i < out.size(); ++i)
         ASSERT_NEAR(out[i], expected_half[i], 1e-4f) << "fp16, n_q " << n_q << " n_kv " << n_kv << " at " << i;
     }
+}
+
+// Many queries run tile by tile over the keys and chunk by chunk over the values, every block of
+// queries inside; each score and each sum over the keys is still formed in the order a lone query's
+// is, so every row equals, to the bit, the same query run by itself. Over the encoder's 1500 keys
+// (many tiles and value chunks), 150 queries (whole and partial chunks and blocks), with and without
+// a causal mask (blocks whose queries see different key counts).
+TEST(Attention, ManyQueriesEqualEachQueryAloneToTheBit) {
+  const int n_q = 150, n_kv = 1500, n_head = 2, d_head = 64, width = n_head * d_head;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> dist;
+  std::vector<float> q(static_cast<size_t>(n_q) * width), k(static_cast<size_t>(n_kv) * width), v(k.size());
+  for (auto* buf : {&q, &k, &v})
+    for (float& x : *buf) x = dist(rng);
+  const HeadMajorCache cache(k, v, n_kv, n_head, d_head);
+  for (int causal_offset : {-1, n_kv - n_q - 40}) {
+    std::vector<float> together(q.size()), alone(width), scratch;
+    attention(cache.input(q.data(), n_q, causal_offset), together.data(), width, scratch);
+    for (int i = 0; i < n_q; ++i) {
+      // Query i by itself sees what it saw among the others: keys up to i + causal_offset.
+      attention(cache.input(q.data() + static_cast<size_t>(i) * width, 1, causal_offset < 0 ? -1 : causal_offset + i),
+                alone.data(), width, scratch);
+      for (int c = 0; c < width; ++c)
+        ASSERT_EQ(together[static_cast<size_t>(i) * width + c], alone[c]) << "causal " << causal_offset << " query " << i << " at " << c;
+    }
+  }
 }
 
 // Beams over a shared prompt: attention over a prompt of S keys and over each row's own keys after
