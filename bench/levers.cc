@@ -212,6 +212,37 @@ void prefill_products() {
   }, flops, 0, false);
 }
 
+// The same products with int8 weights (the int8 compute type): rows dequantised to fp32 for sgemm, or
+// streamed 8 rows at a time with the activations rounded to int16 (what the decode step runs).
+void prefill_products_int8() {
+  struct Shape {
+    int out, in;
+  };
+  const Shape shapes[] = {{3 * kWidth, kWidth}, {kWidth, kWidth}, {kWidth, kWidth}, {kWidth, kWidth},
+                          {4 * kWidth, kWidth}, {kWidth, 4 * kWidth}};
+  auto layers = std::make_shared<std::vector<auris::Linear>>();
+  auto rows = std::make_shared<std::vector<auris::Int8Rows>>();
+  double flops = 0;
+  for (const Shape& s : shapes) {
+    layers->push_back(fp16_layer(s.out, s.in, true, 20 + static_cast<unsigned>(layers->size())));
+    rows->push_back(auris::quantize_int8_rows(layers->back().weight(), s.out, s.in));
+    layers->back().convert(auris::WeightFormat::kInt8Rows);
+    flops += 2.0 * kPrefillRows * s.out * s.in;
+  }
+  auto x = std::make_shared<std::vector<float>>(random_floats(static_cast<size_t>(kPrefillRows) * 4 * kWidth, 3));
+  auto y = std::make_shared<std::vector<float>>(static_cast<size_t>(kPrefillRows) * 4 * kWidth);
+  add("prefill_products_int8/dequantised_for_sgemm", [=] {
+    for (const auris::Linear& l : *layers) l.forward(x->data(), kPrefillRows, y->data());
+  }, flops, 0, true);
+  add("prefill_products_int8/streamed_8_rows_at_a_time", [=] {
+    for (size_t p = 0; p < layers->size(); ++p) {
+      const auris::Linear& l = (*layers)[p];
+      auris::stream_product_int8(x->data(), kPrefillRows, l.in_features(), (*rows)[p], l.in_features(),
+                                 l.out_features(), {l.bias(), y->data(), l.out_features()});
+    }
+  }, flops, 0, false);
+}
+
 // The vocabulary projection (fp16 rows, as float32 runs it). At a prefill only the last position's
 // logits are used; beams share one read of the weights.
 void vocabulary_projection() {
@@ -379,6 +410,7 @@ int main(int argc, char** argv) {
   encoder_attention();
   cross_kv_one_gemm();
   prefill_products();
+  prefill_products_int8();
   vocabulary_projection();
   beam_self_attention();
   thread_pool();

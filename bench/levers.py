@@ -24,6 +24,7 @@ WHAT = {  # lever -> what it is, for the table
     "encoder_attention": "the encoder's self-attention, one layer (8 heads, 1500 positions)",
     "cross_kv": "the window's cross K/V, 6 layers",
     "prefill_products": "a 96-token prefill's products, one decoder layer (fp16 weights)",
+    "prefill_products_int8": "a 96-token prefill's products, one decoder layer (int8 weights)",
     "prefill_logits": "vocabulary projection at a 96-token prefill",
     "beam_logits": "vocabulary projection, 5 beams",
     "beam_self_attention": "a beam-5 step's self-attention, 6 layers (160-token prompt, 40 tokens each)",

@@ -87,8 +87,9 @@ class Bench:
             out.append(("auris float32, cross K/V recomputed each step", "ablation", fp32 + ["--recompute-cross-kv"]))
             out.append(("auris float32, attends over the full static cache", "ablation", fp32 + ["--attend-full-cache"]))
         if self.args.baseline_auris:  # another build of auris, side by side (what a change gained)
-            out.append((f"auris float32 @{self.args.baseline_name}", "auris",
-                        [self.args.baseline_auris] + auris_common[1:] + ["--compute-type", "float32"]))
+            for ct in self.args.auris_compute_types:
+                out.append((f"auris {ct} @{self.args.baseline_name}", "auris",
+                            [self.args.baseline_auris] + auris_common[1:] + ["--compute-type", ct]))
         fw = os.path.join(ROOT, "bench", "peers", "faster_whisper_run.py")
         for ct in ("float32", "int8"):
             out.append((f"faster-whisper {ct}", "python",
@@ -251,11 +252,12 @@ def markdown(results, floors, machine_name):
                 lines.append(f"- ablation, {label[len('auris float32, '):]}: {slower:.2f}x the wall time, "
                              f"{step:.2f}x the decode step of auris float32")
         for label, r in rows.items():
-            if "@" in label and "auris float32" in rows:
-                ratio = r["wall_s"]["median"] / rows["auris float32"]["wall_s"]["median"]
-                enc = r["encoder_ms_per_window"]["median"] / rows["auris float32"]["encoder_ms_per_window"]["median"]
+            this = label.split(" @")[0]  # the same compute type in this build
+            if "@" in label and this in rows:
+                ratio = r["wall_s"]["median"] / rows[this]["wall_s"]["median"]
+                enc = r["encoder_ms_per_window"]["median"] / rows[this]["encoder_ms_per_window"]["median"]
                 lines.append(f"- build {label.split('@')[1]}: {ratio:.2f}x the wall time, {enc:.2f}x the encoder time "
-                             f"per window of this build's float32")
+                             f"per window of this build's {this[len('auris '):]}")
         lines.append("")
         stage = [(l, r) for l, r in rows.items() if "encoder_ms_per_window" in r]
         if stage:
@@ -304,7 +306,8 @@ def main():
     p.add_argument("--no-ablations", action="store_true")
     p.add_argument("--no-whisper-cpp", action="store_true")
     p.add_argument("--no-peer-encoder", action="store_true", help="skip timing faster-whisper's encoder alone")
-    p.add_argument("--baseline-auris", metavar="BIN", help="another auris build run beside this one (float32)")
+    p.add_argument("--baseline-auris", metavar="BIN",
+                   help="another auris build run beside this one (each of --auris-compute-types)")
     p.add_argument("--baseline-name", default="baseline", help="its label in the tables, e.g. a commit")
     p.add_argument("--bench-python", default=os.path.expanduser("~/.cache/auris/benchenv/bin/python"))
     p.add_argument("--reference-python", default=os.path.expanduser("~/.cache/auris/refenv/bin/python"))

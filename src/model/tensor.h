@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "util/huge_pages.h"
+
 namespace auris {
 
 struct Tensor {
@@ -14,8 +16,10 @@ struct Tensor {
   std::vector<float> data;
 
   Tensor() = default;
-  explicit Tensor(std::vector<int64_t> shape_)
-      : shape(std::move(shape_)), data(static_cast<size_t>(count(shape)), 0.0f) {}
+  // Zeros; a large tensor on huge pages (util/huge_pages.h).
+  explicit Tensor(std::vector<int64_t> shape_) : shape(std::move(shape_)) {
+    resize_on_huge_pages(data, static_cast<size_t>(count(shape)));
+  }
 
   static int64_t count(const std::vector<int64_t>& shape) {
     return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>());

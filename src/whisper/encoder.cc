@@ -5,6 +5,7 @@
 #include "auris/error.h"
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/norm_activation.h"
+#include "util/huge_pages.h"
 
 namespace auris {
 namespace {
@@ -36,13 +37,13 @@ void Encoder::forward(const LogMel& window, std::vector<float>& out) {
                 (window.n_mels != d.n_mels ? " (this model needs " + std::to_string(d.n_mels) + " mel bins)" : ""));
 
   // conv1: [n_mels x 3000] (channel-major) -> [3000 x d] (time-major)
-  columns_.resize(static_cast<size_t>(n_frames) * d.n_mels * 3);
+  resize_on_huge_pages(columns_, static_cast<size_t>(n_frames) * d.n_mels * 3);
   im2col_k3(window.data.data(), d.n_mels, n_frames, n_frames, 1, 1, n_frames, columns_.data());
-  conv_out_.resize(static_cast<size_t>(n_frames) * width);
+  resize_on_huge_pages(conv_out_, static_cast<size_t>(n_frames) * width);
   model_.conv1.forward_gelu(columns_.data(), n_frames, conv_out_.data());
 
   // conv2 (stride 2): [3000 x d] -> [1500 x d]
-  columns_.resize(static_cast<size_t>(n_ctx) * width * 3);
+  resize_on_huge_pages(columns_, static_cast<size_t>(n_ctx) * width * 3);
   im2col_k3(conv_out_.data(), width, n_frames, 1, width, 2, n_ctx, columns_.data());
   out.resize(static_cast<size_t>(n_ctx) * width);
   model_.conv2.forward_gelu(columns_.data(), n_ctx, out.data());
@@ -57,10 +58,10 @@ void Encoder::block(const EncoderBlock& blk, float* x) {
   const int n_ctx = model_.dims.n_audio_ctx;
   const int width = model_.dims.n_audio_state;
   const long size = static_cast<long>(n_ctx) * width;
-  normed_.resize(size);
-  qkv_.resize(size * 3);
-  attended_.resize(size);
-  hidden_.resize(size * 4);
+  resize_on_huge_pages(normed_, size);
+  resize_on_huge_pages(qkv_, size * 3);
+  resize_on_huge_pages(attended_, size);
+  resize_on_huge_pages(hidden_, size * 4);
 
   layer_norm(x, n_ctx, width, blk.attn_ln.gamma.data(), blk.attn_ln.beta.data(), normed_.data());
   blk.qkv.forward(normed_.data(), n_ctx, qkv_.data());

@@ -21,7 +21,8 @@ class Encoder {
   void block(const EncoderBlock& blk, float* x);
 
   const WhisperModel& model_;
-  // Workspaces reused across windows: no allocation per window after the first.
+  // Workspaces reused across windows: no allocation per window after the first; the large ones on
+  // huge pages (util/huge_pages.h).
   std::vector<float> columns_, conv_out_, normed_, qkv_, attended_, hidden_, scratch_;
 };
 

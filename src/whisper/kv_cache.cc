@@ -8,6 +8,7 @@
 #include "auris/error.h"
 #include "kernels/cpu/attention.h"
 #include "model/half_float.h"
+#include "util/huge_pages.h"
 
 namespace auris {
 
@@ -22,11 +23,13 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
   const size_t size = static_cast<size_t>(capacity_) * projected_width;
   const bool half = model.compute_type != ComputeType::kFloat32;
   // Zeros: the last panel's padding keys are multiplied (their scores are never read), and zeros keep
-  // them free of NaN and denormals.
+  // them free of NaN and denormals. On huge pages: every decode step reads all of it.
   if (half) {
+    reserve_on_huge_pages(half_, size);
     half_.assign(size, 0);
     std::vector<float>().swap(data_);
   } else {
+    reserve_on_huge_pages(data_, size);
     data_.assign(size, 0.0f);
     std::vector<uint16_t>().swap(half_);
   }

@@ -9,6 +9,7 @@
 #include "kernels/cpu/norm_activation.h"
 #include "kernels/cpu/packed_gemm.h"
 #include "model/half_float.h"
+#include "util/huge_pages.h"
 
 namespace auris {
 
@@ -23,16 +24,20 @@ void sgemm_with_bias(const float* x, int rows, int ldx, const float* w, int in, 
   dnnl_sgemm('N', 'T', rows, out, in, 1.0f, x, ldx, w, in, bias ? 1.0f : 0.0f, y, ldy);
 }
 
-// fp16 or bf16 rows widened to fp32 (exactly) in a buffer of the calling thread, which lives on for
-// the next call: a prompt's products widen a few MB each, in parallel. Widened at each prefill rather
-// than kept: a resident fp32 copy would double the decoder's weight memory for a cost that the
-// prefill_products lever already includes.
-const float* widened_rows(const std::vector<uint16_t>& half, bool bf16) {
+// A buffer of the calling thread that lives on for the next call: a prompt's products widen a few MB
+// each, in parallel. Widened at each prefill rather than kept: a resident fp32 copy would double the
+// decoder's weight memory for a cost that the prefill_products lever already includes.
+float* widening_buffer(size_t n) {
   thread_local std::vector<float> wide;
-  wide.resize(half.size());
+  wide.resize(n);
+  return wide.data();
+}
+
+// fp16 or bf16 rows widened to fp32, exactly.
+const float* widened_rows(const std::vector<uint16_t>& half, bool bf16) {
   const long n = static_cast<long>(half.size());
   constexpr long kChunk = 1 << 14;
-  float* dst = wide.data();
+  float* dst = widening_buffer(half.size());
   const uint16_t* src = half.data();
 #pragma omp parallel for schedule(static) if (n >= 4 * kChunk)
   for (long b = 0; b < n; b += kChunk) {
@@ -42,6 +47,21 @@ const float* widened_rows(const std::vector<uint16_t>& half, bool bf16) {
     } else {
       fp16_to_float_n(reinterpret_cast<const uint8_t*>(src + b), m, dst + b);
     }
+  }
+  return dst;
+}
+
+// int8 rows dequantised to fp32 (each value times its row's scale): the weights the streaming kernel
+// multiplies, there against activations rounded to int16, here against the fp32 activations.
+const float* widened_rows(const Int8Rows& rows, int in) {
+  const int out = static_cast<int>(rows.scales.size());
+  float* dst = widening_buffer(rows.values.size());
+#pragma omp parallel for schedule(static) if (static_cast<long>(out) * in >= (1L << 16))
+  for (int o = 0; o < out; ++o) {
+    const float scale = rows.scales[o];
+    const int8_t* src = rows.values.data() + static_cast<size_t>(o) * in;
+    float* row = dst + static_cast<size_t>(o) * in;
+    for (int i = 0; i < in; ++i) row[i] = static_cast<float>(src[i]) * scale;
   }
   return dst;
 }
@@ -68,7 +88,7 @@ Linear Linear::concat(const std::vector<const Linear*>& parts) {
     fused.out_ += p->out_;
     any_bias = any_bias || !p->bias_.empty();
   }
-  fused.weight_.reserve(static_cast<size_t>(fused.out_) * fused.in_);
+  reserve_on_huge_pages(fused.weight_, static_cast<size_t>(fused.out_) * fused.in_);
   for (const Linear* p : parts) fused.weight_.insert(fused.weight_.end(), p->weight_.begin(), p->weight_.end());
   if (any_bias) {
     fused.bias_.reserve(fused.out_);
@@ -84,7 +104,7 @@ Linear Linear::concat(const std::vector<const Linear*>& parts) {
 
 bool Linear::to_fp16_rows_if_exact() {
   if (format_ != WeightFormat::kFloat32) return false;
-  half_rows_.resize(weight_.size());
+  resize_on_huge_pages(half_rows_, weight_.size());
   if (!float_to_fp16_exact_n(weight_.data(), weight_.size(), half_rows_.data())) {
     std::vector<uint16_t>().swap(half_rows_);
     return false;
@@ -110,7 +130,7 @@ void Linear::convert(WeightFormat format) {
         throw Error("these weights are not fp16 values: fp16 rows would change the products");
       return;
     case WeightFormat::kBfloat16Rows:
-      half_rows_.resize(weight_.size());
+      resize_on_huge_pages(half_rows_, weight_.size());
       std::transform(weight_.begin(), weight_.end(), half_rows_.begin(), float_to_bf16);
       break;
     case WeightFormat::kInt8Rows:
@@ -150,7 +170,10 @@ void Linear::forward(const float* x, int rows, float* y, int ldx, int ldy) const
       if (bf16) return stream_product_bf16(x, rows, ldx, half_rows_.data(), in_, out_, out);
       return stream_product_f16(x, rows, ldx, half_rows_.data(), in_, out_, out);
     }
-    case WeightFormat::kInt8Rows: return stream_product_int8(x, rows, ldx, int8_rows_, in_, out_, out);
+    case WeightFormat::kInt8Rows:
+      if (rows >= kWidenedGemmRows)
+        return sgemm_with_bias(x, rows, ldx, widened_rows(int8_rows_, in_), in_, out_, bias(), y, ldy);
+      return stream_product_int8(x, rows, ldx, int8_rows_, in_, out_, out);
     case WeightFormat::kFloat32: break;
   }
   if (rows <= kFewRows) return stream_product_f32(x, rows, ldx, weight_.data(), in_, out_, out);

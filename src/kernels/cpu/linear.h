@@ -5,7 +5,7 @@
 //    over many rows (encoder, the window's cross K/V), with bias and GELU fused
 //  - kFloat16Rows / kBfloat16Rows / kInt8Rows: narrower rows for the decode step's weight streaming
 //    (streaming_product.h); fp16 is exact for weights that fp16 represents. A prompt of many rows
-//    widens fp16 and bf16 rows to fp32 and runs sgemm, which beats streaming there
+//    widens these rows to fp32 (int8 dequantised) and runs sgemm, which beats streaming there
 // Each layer counts the rows it has multiplied, so tests can prove which projections a decode step
 // does (and does not) run.
 #pragma once
@@ -41,9 +41,9 @@ class Linear {
 
   // Up to this many rows go through the weight-streaming kernel in fp32; more through sgemm.
   static constexpr int kFewRows = 8;
-  // From this many rows (a prompt's prefill), fp16 and bf16 rows are widened to fp32 for sgemm, which
-  // beats streaming them there (bench/levers.cc, prefill_products); exact, so only the order of the
-  // sums changes.
+  // From this many rows (a prompt's prefill), fp16, bf16 and int8 rows are widened to fp32 for sgemm,
+  // which beats streaming them there (bench/levers.cc, prefill_products). Exact for fp16 and bf16, so
+  // only the order of the sums changes; int8's activations are then not rounded to int16.
   static constexpr int kWidenedGemmRows = 32;
 
   // y[rows x out] (row stride ldy) = x[rows x in] (row stride ldx) W^T + b.

@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <random>
+#include <utility>
 
 #include "kernels/cpu/norm_activation.h"
 #include "model/half_float.h"
@@ -65,6 +66,29 @@ TEST(Linear, Fp16RowsStreamedOrWidenedForSgemm) {
 TEST(Linear, Bf16RowsStreamedOrWidenedForSgemm) {
   expect_half_rows_match_definition(WeightFormat::kBfloat16Rows, 3);
   expect_half_rows_match_definition(WeightFormat::kBfloat16Rows, Linear::kWidenedGemmRows + 5);
+}
+
+// int8 rows: a few rows stream with the activations rounded to int16; many run sgemm on the rows
+// dequantised, which gives the product of the dequantised weights to fp32 rounding. The widened
+// tolerance is below the int16 rounding's error, so it also tells the two paths apart.
+TEST(Linear, Int8RowsStreamedOrDequantisedForSgemm) {
+  constexpr int kOut = 40, kIn = 70;
+  const Tensor w = random_tensor({kOut, kIn}, 8), b = random_tensor({kOut}, 9);
+  Linear layer(w, b);
+  layer.convert(WeightFormat::kInt8Rows);
+  std::vector<float> dequantised(static_cast<size_t>(kOut) * kIn);
+  for (int o = 0; o < kOut; ++o) layer.weight_row(o, dequantised.data() + static_cast<size_t>(o) * kIn);
+  for (const auto& [rows, tolerance] : {std::pair{3, 2e-3}, std::pair{Linear::kWidenedGemmRows + 5, 1e-5}}) {
+    const Tensor x = random_tensor({rows, kIn}, 10);
+    std::vector<float> y(static_cast<size_t>(rows) * kOut);
+    layer.forward(x.data.data(), rows, y.data());
+    for (int r = 0; r < rows; ++r)
+      for (int o = 0; o < kOut; ++o) {
+        double acc = b.data[o];
+        for (int i = 0; i < kIn; ++i) acc += double(x.data[r * kIn + i]) * dequantised[o * kIn + i];
+        EXPECT_NEAR(y[r * kOut + o], acc, tolerance) << rows << " rows: " << r << "," << o;
+      }
+  }
 }
 
 TEST(Linear, ConcatComputesThePartsInOneProduct) {

@@ -6,6 +6,7 @@
 
 #include "auris/error.h"
 #include "model/half_float.h"
+#include "util/huge_pages.h"
 
 namespace auris {
 
@@ -68,6 +69,7 @@ PackedGemm::PackedGemm(const float* weight, int out, int in, const std::vector<f
     // W [out x in] row-major is the matmul's [in x out] weights with strides {1, in}: "ba".
     memory plain({{in, out}, dt::f32, memory::format_tag::ba}, cpu_engine(), const_cast<float*>(weight));
     state_->weights = memory(desc.weights_desc(), cpu_engine());
+    advise_huge_pages(state_->weights.get_data_handle(), desc.weights_desc().get_size());
     dnnl::stream stream(cpu_engine());
     dnnl::reorder(plain, state_->weights).execute(stream, plain, state_->weights);
     if (state_->has_bias) {

@@ -7,6 +7,7 @@
 
 #include "kernels/cpu/simd.h"
 #include "model/half_float.h"
+#include "util/huge_pages.h"
 
 namespace auris {
 
@@ -158,7 +159,7 @@ void stream_product_bf16(const float* x, int rows, int ldx, const uint16_t* w, i
 
 Int8Rows quantize_int8_rows(const float* w, int out, int in) {
   Int8Rows q;
-  q.values.resize(static_cast<size_t>(out) * in);
+  resize_on_huge_pages(q.values, static_cast<size_t>(out) * in);
   q.scales.resize(out);
   for (int col = 0; col < out; ++col) {
     const float* wr = w + static_cast<size_t>(col) * in;
