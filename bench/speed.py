@@ -170,6 +170,9 @@ def summarise(case):
                         "mean_rows_per_step"):
                 row[key] = spread([r["timings"][key] for r in runs])
             row["model_dims"] = t["model"]
+        load_key = "model_load_s" if "model_load_s" in t else "load_s"  # auris's, or the Python peers'
+        if load_key in t:
+            row["model_load_s"] = spread([r["timings"][load_key] for r in runs])
         rows[label] = row
     return rows
 
@@ -280,6 +283,9 @@ def markdown(results, floors, machine_name):
                 lines.append(f"| {label}, encode() alone | {enc['median']:.0f} ({enc['min']:.0f}-{enc['max']:.0f}), "
                              f"{100 * frac:.0f}% | | | | | |")
             lines.append("")
+            loads = [f"{label} {r['model_load_s']['median']:.2f}" for label, r in rows.items() if "model_load_s" in r]
+            if loads:
+                lines.append("- model load s, median (part of the wall time): " + ", ".join(loads))
             for ours, peer in [("auris float32", "faster-whisper float32"), ("auris int8", "faster-whisper int8")]:
                 if ours in rows and peer in case.get("peer_encoder_ms", {}):
                     theirs = case["peer_encoder_ms"][peer]["median"]

@@ -1,6 +1,7 @@
 // End-to-end tests of the `auris` command: real runs of the built binary, checking what a user sees
 // (stdout, stderr, exit status) for good input and for every kind of bad input.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,6 +90,24 @@ TEST_F(Cli, DefaultIsFloat32WithTheReferenceText) {
               "And so, my fellow Americans ask not what your country can do for you ask what you can do for your country.\n")
         << type_option;
   }
+}
+
+// --print-timings: one JSON line on stderr with the stages bench/speed.py reads, the model's load
+// time among them.
+TEST_F(Cli, PrintTimingsGivesEveryStage) {
+  const RunResult r = run_cli("transcribe --beam-size 0 --print-timings --model " + model_ + " " + jfk_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string tag = "auris: timings ";
+  const size_t at = r.err.find(tag);
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const nlohmann::json t = nlohmann::json::parse(r.err.substr(at + tag.size(), r.err.find('\n', at) - at - tag.size()));
+  EXPECT_GT(t.at("model_load_s").get<double>(), 0.0);
+  EXPECT_EQ(t.at("encoder_windows").get<int>(), 1);  // jfk: one 30-s window
+  EXPECT_GT(t.at("encoder_ms_per_window").get<double>(), 0.0);
+  EXPECT_GE(t.at("prefills").get<int>(), 1);
+  EXPECT_GT(t.at("decode_steps").get<int>(), 10);
+  EXPECT_EQ(t.at("model").at("compute_type").get<std::string>(), "float32");
+  EXPECT_GT(t.at("model").at("decode_weight_bytes").get<double>(), 0.0);
 }
 
 TEST_F(Cli, HelpAndVersion) {

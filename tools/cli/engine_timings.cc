@@ -8,8 +8,9 @@ namespace {
 double per(double seconds, long long count) { return count > 0 ? 1000.0 * seconds / static_cast<double>(count) : 0.0; }
 }  // namespace
 
-std::string engine_timings_json(const EngineCounters& c, const ModelInfo& model) {
+std::string engine_timings_json(const EngineCounters& c, const ModelInfo& model, double model_load_seconds) {
   nlohmann::json j;
+  j["model_load_s"] = model_load_seconds;
   j["encoder_windows"] = c.encoder_windows;
   j["encoder_ms_per_window"] = per(c.encoder_seconds, c.encoder_windows);
   j["cross_kv_ms_per_window"] = per(c.cross_kv_seconds, c.encoder_windows);

@@ -8,8 +8,9 @@
 
 namespace auris::cli {
 
-// {"encoder_windows":..,"encoder_ms_per_window":..,"prefill_ms":..,"decode_ms_per_step":..,
-//  "model":{"n_audio_state":..,...}}: the model's dimensions let the benchmark count FLOPs and bytes.
-std::string engine_timings_json(const EngineCounters& c, const ModelInfo& model);
+// {"model_load_s":..,"encoder_windows":..,"encoder_ms_per_window":..,"prefill_ms":..,
+//  "decode_ms_per_step":..,"model":{"n_audio_state":..,...}}: the model's dimensions let the
+// benchmark count FLOPs and bytes. model_load_s: reading, converting and packing the weights.
+std::string engine_timings_json(const EngineCounters& c, const ModelInfo& model, double model_load_seconds);
 
 }  // namespace auris::cli

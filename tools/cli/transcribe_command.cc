@@ -1,4 +1,5 @@
 // `auris transcribe FILE... --model NAME|PATH [options]`: openai/whisper's CLI options and defaults.
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -187,7 +188,9 @@ Command add_transcribe_command(CLI::App& app) {
     TranscribeOptions options = to_options(*a);  // validates --clip-timestamps before any work
     const Device device = parse_device(a->device);
     const std::string compute_type = !a->compute_type.empty() ? a->compute_type : device == Device::kCuda ? "float16" : "float32";
+    const auto load_start = std::chrono::steady_clock::now();
     const auto model = Model::load(a->model, parse_compute_type(compute_type), device);
+    const std::chrono::duration<double> load_time = std::chrono::steady_clock::now() - load_start;
     Transcriber transcriber(model);
     transcriber.set_ablations(a->ablations);
     if (a->verbose)
@@ -215,7 +218,7 @@ Command add_transcribe_command(CLI::App& app) {
         std::fprintf(stderr, "auris: error: %s\n", e.what());
       }
     }
-    if (a->print_timings) std::fprintf(stderr, "auris: timings %s\n", engine_timings_json(transcriber.counters(), model->info()).c_str());
+    if (a->print_timings) std::fprintf(stderr, "auris: timings %s\n", engine_timings_json(transcriber.counters(), model->info(), load_time.count()).c_str());
     return failures == 0 ? 0 : 1;
   }};
 }
