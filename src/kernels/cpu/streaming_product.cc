@@ -18,6 +18,11 @@ constexpr int L = simd::kLanes;
 constexpr long kParallelWeights = 1 << 16;
 // Input rows sharing one pass over a weight row (register blocking: 8 accumulators).
 constexpr int kRowBlock = 8;
+// How far ahead of its reads a product of several rows (a beam step) prefetches fp32/fp16/bf16
+// weights. With a few rows the arithmetic per weight byte grows, and the hardware prefetcher alone no
+// longer keeps the stream from memory busy (docs/BENCHMARKS.md, "Beam steps"). One row streams at the
+// bandwidth floor without help, and int8's kernel, a prefetch per 16 bytes, ran slower with it.
+constexpr int kPrefetchBytes = 2048;
 // Bytes of weights a column block may take so that it stays in L2 while row blocks pass over it.
 constexpr long kColumnBlockBytes = 192 << 10;
 
@@ -29,6 +34,7 @@ struct Fp32Weights {
   int in;
   simd::Vec load(int col, int i) const { return simd::load(w + static_cast<size_t>(col) * in + i); }
   float scalar(int col, int i) const { return w[static_cast<size_t>(col) * in + i]; }
+  void prefetch(int col, int i) const { __builtin_prefetch(w + static_cast<size_t>(col) * in + i); }
 };
 
 struct Fp16Weights {
@@ -37,6 +43,7 @@ struct Fp16Weights {
   int in;
   simd::Vec load(int col, int i) const { return simd::load_fp16(w + static_cast<size_t>(col) * in + i); }
   float scalar(int col, int i) const { return fp16_to_float(w[static_cast<size_t>(col) * in + i]); }
+  void prefetch(int col, int i) const { __builtin_prefetch(w + static_cast<size_t>(col) * in + i); }
 };
 
 struct Bf16Weights {
@@ -45,22 +52,25 @@ struct Bf16Weights {
   int in;
   simd::Vec load(int col, int i) const { return simd::load_bf16(w + static_cast<size_t>(col) * in + i); }
   float scalar(int col, int i) const { return bf16_to_float(w[static_cast<size_t>(col) * in + i]); }
+  void prefetch(int col, int i) const { __builtin_prefetch(w + static_cast<size_t>(col) * in + i); }
 };
 
 // sums[r] = <x row r, weight column col> for R rows. U independent accumulators per row hide the FMA
 // latency when there are few rows.
 template <int R, typename Weights>
 inline void dot_rows(const float* x, int ldx, int in, const Weights& w, int col, float* sums) {
-  constexpr int U = R == 1 ? 4 : (R <= 4 ? 2 : 1);
+  constexpr int U = R <= 3 ? 4 : (R <= 7 ? 2 : 1);
   simd::Vec acc[R][U];
   for (int r = 0; r < R; ++r)
     for (int u = 0; u < U; ++u) acc[r][u] = simd::zero();
   int i = 0;
-  for (; i + U * L <= in; i += U * L)
+  for (; i + U * L <= in; i += U * L) {
+    if (R > 1) w.prefetch(col, i + kPrefetchBytes / Weights::kBytes);
     for (int u = 0; u < U; ++u) {
       const simd::Vec wv = w.load(col, i + u * L);
       for (int r = 0; r < R; ++r) acc[r][u] = simd::fmadd(wv, simd::load(x + static_cast<size_t>(r) * ldx + i + u * L), acc[r][u]);
     }
+  }
   for (; i + L <= in; i += L) {
     const simd::Vec wv = w.load(col, i);
     for (int r = 0; r < R; ++r) acc[r][0] = simd::fmadd(wv, simd::load(x + static_cast<size_t>(r) * ldx + i), acc[r][0]);

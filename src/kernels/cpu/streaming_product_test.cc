@@ -55,7 +55,8 @@ void expect_close(WeightFormat format, const Case& c, double tolerance) {
     }
 }
 
-const Case kCases[] = {{1, 384, 70}, {2, 64, 40}, {5, 384, 33}, {8, 100, 17}, {13, 77, 9}, {3, 1536, 12}, {150, 384, 700}};
+const Case kCases[] = {{1, 384, 70}, {2, 64, 40},  {4, 200, 11}, {5, 384, 33},   {6, 72, 10},
+                       {7, 136, 5},  {8, 100, 17}, {13, 77, 9}, {3, 1536, 12}, {150, 384, 700}};
 
 TEST(StreamingProduct, Fp32MatchesDefinition) {
   for (const Case& c : kCases) expect_close(WeightFormat::kFloat32, c, 1e-6);
