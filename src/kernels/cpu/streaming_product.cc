@@ -26,6 +26,12 @@ constexpr int kPrefetchBytes = 2048;
 // Bytes of weights a column block may take so that it stays in L2 while row blocks pass over it.
 constexpr long kColumnBlockBytes = 192 << 10;
 
+// Requests the cache line `bytes` past p, which may lie past the end of the weights: computed as an
+// address, not as a pointer into them, and a prefetch never faults.
+inline void prefetch_ahead(const void* p, long bytes) {
+  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) + bytes));
+}
+
 // One weight format: a vector of fp32 weights of column `col` from input i, and the same for one
 // weight.
 struct Fp32Weights {
@@ -34,7 +40,7 @@ struct Fp32Weights {
   int in;
   simd::Vec load(int col, int i) const { return simd::load(w + static_cast<size_t>(col) * in + i); }
   float scalar(int col, int i) const { return w[static_cast<size_t>(col) * in + i]; }
-  void prefetch(int col, int i) const { __builtin_prefetch(w + static_cast<size_t>(col) * in + i); }
+  void prefetch(int col, int i) const { prefetch_ahead(w + static_cast<size_t>(col) * in, i * kBytes); }
 };
 
 struct Fp16Weights {
@@ -43,7 +49,7 @@ struct Fp16Weights {
   int in;
   simd::Vec load(int col, int i) const { return simd::load_fp16(w + static_cast<size_t>(col) * in + i); }
   float scalar(int col, int i) const { return fp16_to_float(w[static_cast<size_t>(col) * in + i]); }
-  void prefetch(int col, int i) const { __builtin_prefetch(w + static_cast<size_t>(col) * in + i); }
+  void prefetch(int col, int i) const { prefetch_ahead(w + static_cast<size_t>(col) * in, i * kBytes); }
 };
 
 struct Bf16Weights {
@@ -52,7 +58,7 @@ struct Bf16Weights {
   int in;
   simd::Vec load(int col, int i) const { return simd::load_bf16(w + static_cast<size_t>(col) * in + i); }
   float scalar(int col, int i) const { return bf16_to_float(w[static_cast<size_t>(col) * in + i]); }
-  void prefetch(int col, int i) const { __builtin_prefetch(w + static_cast<size_t>(col) * in + i); }
+  void prefetch(int col, int i) const { prefetch_ahead(w + static_cast<size_t>(col) * in, i * kBytes); }
 };
 
 // sums[r] = <x row r, weight column col> for R rows. U independent accumulators per row hide the FMA
@@ -65,7 +71,7 @@ inline void dot_rows(const float* x, int ldx, int in, const Weights& w, int col,
     for (int u = 0; u < U; ++u) acc[r][u] = simd::zero();
   int i = 0;
   for (; i + U * L <= in; i += U * L) {
-    if (R > 1) w.prefetch(col, i + kPrefetchBytes / Weights::kBytes);
+    if (R > 1) w.prefetch(col, i + kPrefetchBytes / Weights::kBytes);  // may point past the last column
     for (int u = 0; u < U; ++u) {
       const simd::Vec wv = w.load(col, i + u * L);
       for (int r = 0; r < R; ++r) acc[r][u] = simd::fmadd(wv, simd::load(x + static_cast<size_t>(r) * ldx + i + u * L), acc[r][u]);
