@@ -172,17 +172,19 @@ void cross_kv_one_gemm() {
   }, flops, 0, false);
 }
 
+// One decoder layer's products: QKV, out, cross Q, cross out, MLP in and out.
+struct LayerShape {
+  int out, in;
+};
+constexpr LayerShape kDecoderLayerShapes[] = {{3 * kWidth, kWidth}, {kWidth, kWidth},     {kWidth, kWidth},
+                                              {kWidth, kWidth},     {4 * kWidth, kWidth}, {kWidth, 4 * kWidth}};
+
 // A 96-token prefill's products through one decoder layer's fp16 rows (as float32 stores them):
 // widened to fp32 for sgemm at each call, or streamed in blocks of 8 rows as a decode step does.
 void prefill_products() {
-  struct Shape {
-    int out, in;
-  };
-  const Shape shapes[] = {{3 * kWidth, kWidth}, {kWidth, kWidth}, {kWidth, kWidth}, {kWidth, kWidth},
-                          {4 * kWidth, kWidth}, {kWidth, 4 * kWidth}};  // QKV, out, cross Q, cross out, MLP
   auto layers = std::make_shared<std::vector<auris::Linear>>();
   double flops = 0;
-  for (const Shape& s : shapes) {
+  for (const LayerShape& s : kDecoderLayerShapes) {
     layers->push_back(fp16_layer(s.out, s.in, true, 20 + static_cast<unsigned>(layers->size())));
     layers->back().convert(auris::WeightFormat::kFloat16Rows);
     flops += 2.0 * kPrefillRows * s.out * s.in;
@@ -215,15 +217,10 @@ void prefill_products() {
 // The same products with int8 weights (the int8 compute type): rows dequantised to fp32 for sgemm, or
 // streamed 8 rows at a time with the activations rounded to int16 (what the decode step runs).
 void prefill_products_int8() {
-  struct Shape {
-    int out, in;
-  };
-  const Shape shapes[] = {{3 * kWidth, kWidth}, {kWidth, kWidth}, {kWidth, kWidth}, {kWidth, kWidth},
-                          {4 * kWidth, kWidth}, {kWidth, 4 * kWidth}};
   auto layers = std::make_shared<std::vector<auris::Linear>>();
   auto rows = std::make_shared<std::vector<auris::Int8Rows>>();
   double flops = 0;
-  for (const Shape& s : shapes) {
+  for (const LayerShape& s : kDecoderLayerShapes) {
     layers->push_back(fp16_layer(s.out, s.in, true, 20 + static_cast<unsigned>(layers->size())));
     rows->push_back(auris::quantize_int8_rows(layers->back().weight(), s.out, s.in));
     layers->back().convert(auris::WeightFormat::kInt8Rows);
