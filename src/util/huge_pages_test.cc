@@ -48,13 +48,6 @@ TEST(HugePages, ResizeGivesZerosOfTheSizeAsked) {
   EXPECT_EQ(v[5], 1.0f);
 }
 
-TEST(HugePages, SmallOrUnalignedBuffersAreLeftAlone) {
-  std::vector<char> small(100);
-  advise_huge_pages(small.data(), small.size());  // no whole 2-MB page inside: nothing to do
-  advise_huge_pages(small.data() + 1, 0);
-  SUCCEED();
-}
-
 TEST(HugePages, LargeBufferIsBackedByHugePagesWhereTheKernelOffersThem) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer's allocator maps memory its own way";
