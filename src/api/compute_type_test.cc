@@ -1,6 +1,6 @@
 // The compute types and the cache-design ablations, end to end on jfk with tiny.en:
 //  - bfloat16 and int8 transcribe jfk with the same words as float32 (WER at most 0.05: one word in
-//    22), and word timestamps through their fp16 cross-attention cache put 90% of the word
+//    22), and word timestamps through int8's int8 cross-attention cache put 90% of the word
 //    boundaries within 0.1 s of fp32's;
 //  - the two ablations change the work done, never the tokens, and the counters show the work: the
 //    recompute ablation projects the window's 1500 cross K/V rows again at every decode step.

@@ -7,6 +7,7 @@
 #include "api/model_impl.h"
 #include "auris/error.h"
 #include "model/model_loader.h"
+#include "whisper/kv_cache.h"
 
 namespace fs = std::filesystem;
 
@@ -108,9 +109,12 @@ std::shared_ptr<const Model> Model::load(const std::string& path_or_name, Comput
     convert_whisper_model(whisper, compute_type);
   }
   info.decode_weight_bytes = decode_weight_bytes(whisper, cuda_weights.get());
-  info.cross_kv_cache_bytes = static_cast<size_t>(whisper.dims.n_audio_ctx) * whisper.dims.n_text_layer * 2 *
-                              whisper.dims.n_text_state *
-                              (compute_type == ComputeType::kFloat32 ? sizeof(float) : sizeof(uint16_t));
+  // The GPU keeps the reduced types' cache in fp16.
+  info.cross_kv_cache_bytes =
+      device == Device::kCuda ? static_cast<size_t>(whisper.dims.n_audio_ctx) * whisper.dims.n_text_layer * 2 *
+                                    whisper.dims.n_text_state *
+                                    (compute_type == ComputeType::kFloat32 ? sizeof(float) : sizeof(uint16_t))
+                              : CrossKVCache::storage_bytes(whisper.dims, compute_type);
   auto impl = std::unique_ptr<Impl>(new Impl{std::move(info), std::move(whisper), std::move(tokenizer), std::move(cuda_weights)});
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }

@@ -70,7 +70,13 @@ void Decoder::layer(int index, int n, Mode mode, const CrossKVCache& cross, Self
   AttentionInput over_window{projected_.data(), width, n, nullptr, /*ldk=*/0, nullptr,
                              cross.values_row_stride(), cross.n_ctx(), n_head, d_head, /*causal_offset=*/-1,
                              cross.head_stride(), cross.head_stride(), /*keys_in_panels=*/true};
-  if (cross.fp16()) {
+  if (cross.int8()) {
+    over_window.k_int8 = cross.keys_int8(index);
+    over_window.v_int8 = cross.values_int8(index);
+    over_window.key_scales = cross.key_scales(index);
+    over_window.value_scales = cross.value_scales(index);
+    over_window.scale_head_stride = cross.scale_head_stride();
+  } else if (cross.fp16()) {
     over_window.k_fp16 = cross.keys_fp16(index);
     over_window.v_fp16 = cross.values_fp16(index);
   } else {

@@ -3,7 +3,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "auris/error.h"
 #include "kernels/cpu/attention.h"
@@ -21,18 +23,23 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
   const Linear& projection = model.cross_kv_all_layers;
   const int projected_width = projection.out_features();
   const size_t size = static_cast<size_t>(capacity_) * projected_width;
-  const bool half = model.compute_type != ComputeType::kFloat32;
+  const bool int8 = model.compute_type == ComputeType::kInt8;
+  const bool half = !int8 && model.compute_type != ComputeType::kFloat32;
   // Zeros: the last panel's padding keys are multiplied (their scores are never read), and zeros keep
   // them free of NaN and denormals. On huge pages: every decode step reads all of it.
-  if (half) {
-    reserve_on_huge_pages(half_, size);
-    half_.assign(size, 0);
-    std::vector<float>().swap(data_);
-  } else {
-    reserve_on_huge_pages(data_, size);
-    data_.assign(size, 0.0f);
-    std::vector<uint16_t>().swap(half_);
-  }
+  auto take = [size](auto& storage, bool used) {
+    using Storage = std::decay_t<decltype(storage)>;
+    if (!used) return Storage().swap(storage);
+    reserve_on_huge_pages(storage, size);
+    storage.assign(size, 0);
+  };
+  take(data_, !half && !int8);
+  take(half_, half);
+  take(quantized_, int8);
+  if (int8)
+    scales_.assign(size / d_head_, 0.0f);
+  else
+    std::vector<float>().swap(scales_);
   // The projection runs over chunks of 512 rows into a small buffer (large-v3's whole output would be
   // 0.5 GB twice over; smaller chunks would re-pack the weights too often), each chunk regrouped
   // from [row][layer][K|V][head][d] into [layer][K|V][head]: keys into panels of [d][kKeyPanel rows],
@@ -51,10 +58,19 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
       for (int t = 0; t < rows; ++t) {
         const float* row = src + static_cast<size_t>(t) * projected_width;
         const int pos = t0 + t;
+        float inverse_scale = 0.0f;
+        if (int8) {
+          float largest = 0.0f;
+          for (int c = 0; c < d_head_; ++c) largest = std::max(largest, std::fabs(row[c]));
+          scales_[static_cast<size_t>(b) * capacity_ + pos] = largest / 127.0f;
+          if (largest > 0.0f) inverse_scale = 127.0f / largest;
+        }
         for (int c = 0; c < d_head_; ++c) {
           const size_t i = at + (is_key ? (static_cast<size_t>(pos / kKeyPanel) * d_head_ + c) * kKeyPanel + pos % kKeyPanel
                                         : static_cast<size_t>(pos) * d_head_ + c);
-          if (half)
+          if (int8)
+            quantized_[i] = static_cast<int8_t>(std::clamp(std::nearbyint(row[c] * inverse_scale), -127.0f, 127.0f));
+          else if (half)
             half_[i] = float_to_fp16(row[c]);
           else
             data_[i] = row[c];
@@ -64,12 +80,20 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
   }
 }
 
+size_t CrossKVCache::storage_bytes(const ModelDims& dims, ComputeType compute_type) {
+  const size_t components = static_cast<size_t>(key_panel_capacity(dims.n_audio_ctx)) * dims.n_text_layer * 2 * dims.n_text_state;
+  if (compute_type == ComputeType::kFloat32) return components * sizeof(float);
+  if (compute_type != ComputeType::kInt8) return components * sizeof(uint16_t);
+  return components + components / (dims.n_text_state / dims.n_text_head) * sizeof(float);
+}
+
 void CrossKVCache::head_keys(int layer, int head, float* out) const {
   const size_t at = layer_offset(layer) + static_cast<size_t>(head) * head_stride();
   for (int c = 0; c < d_head_; ++c)
     for (int t = 0; t < n_ctx_; ++t) {
       const size_t i = at + (static_cast<size_t>(t / kKeyPanel) * d_head_ + c) * kKeyPanel + t % kKeyPanel;
-      out[static_cast<size_t>(c) * n_ctx_ + t] = fp16() ? fp16_to_float(half_[i]) : data_[i];
+      out[static_cast<size_t>(c) * n_ctx_ + t] =
+          int8() ? scales_[at / d_head_ + t] * quantized_[i] : fp16() ? fp16_to_float(half_[i]) : data_[i];
     }
 }
 

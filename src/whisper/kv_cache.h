@@ -19,31 +19,47 @@ namespace auris {
 class CrossKVCache {
  public:
   // encoder_out: [n_audio_ctx x n_audio_state]. Stored in fp32 for the float32 compute type (exact),
-  // in fp16 for the reduced ones: half the bytes every decode step reads.
+  // in fp16 for float16 and bfloat16 (half the bytes every decode step reads), and in int8 for int8
+  // (a quarter), each key and each value row of a head with its own scale, so that one loud frame
+  // costs no other frame its precision.
   void compute(const WhisperModel& model, const float* encoder_out);
+  // What compute() stores for a model of these dimensions and compute type: bytes() after it.
+  static size_t storage_bytes(const ModelDims& dims, ComputeType compute_type);
   // Head-major, so that every step streams each head's keys and values in order. Keys are in panels
   // (kernels/cpu/attention.h): head h of layer l is key_panel_capacity(n_ctx) / kKeyPanel panels of
   // [d_head x kKeyPanel] at keys(l) + h*head_stride(), which a decode step's few queries and a
   // prefill's many read as they are. Values are [n_ctx x d_head] at values(l) + h*head_stride().
-  // fp32 storage: keys()/values(); fp16 storage: keys_fp16()/values_fp16().
+  // fp32 storage: keys()/values(); fp16 storage: keys_fp16()/values_fp16(); int8 storage:
+  // keys_int8()/values_int8(), key t of head h standing for key_scales(l)[h*scale_head_stride() + t]
+  // times its int8 components (values_scales() likewise for value rows).
   bool fp16() const { return !half_.empty(); }
+  bool int8() const { return !quantized_.empty(); }
   const float* keys(int layer) const { return data_.data() + layer_offset(layer); }
   const float* values(int layer) const { return keys(layer) + static_cast<size_t>(capacity_) * width_; }
   const uint16_t* keys_fp16(int layer) const { return half_.data() + layer_offset(layer); }
   const uint16_t* values_fp16(int layer) const { return keys_fp16(layer) + static_cast<size_t>(capacity_) * width_; }
+  const int8_t* keys_int8(int layer) const { return quantized_.data() + layer_offset(layer); }
+  const int8_t* values_int8(int layer) const { return keys_int8(layer) + static_cast<size_t>(capacity_) * width_; }
+  const float* key_scales(int layer) const { return scales_.data() + layer_offset(layer) / d_head_; }
+  const float* value_scales(int layer) const { return key_scales(layer) + static_cast<size_t>(capacity_) * width_ / d_head_; }
+  long scale_head_stride() const { return capacity_; }
   int values_row_stride() const { return d_head_; }
   long head_stride() const { return static_cast<long>(capacity_) * d_head_; }
   int n_ctx() const { return n_ctx_; }
   // One head's keys as fp32 [d_head x n_ctx], key t in column t (alignment heads' scores by sgemm).
   void head_keys(int layer, int head, float* out) const;
   // Bytes a decode step reads.
-  size_t bytes() const { return data_.size() * sizeof(float) + half_.size() * sizeof(uint16_t); }
+  size_t bytes() const {
+    return data_.size() * sizeof(float) + half_.size() * sizeof(uint16_t) + quantized_.size() + scales_.size() * sizeof(float);
+  }
 
  private:
   size_t layer_offset(int layer) const { return static_cast<size_t>(layer) * 2 * capacity_ * width_; }
   std::vector<float> projected_;  // the GEMM's output for a chunk of rows: [rows x layers*2*width]
   std::vector<float> data_;       // [layers][K, V][heads][key panels | n_ctx x d_head], or
   std::vector<uint16_t> half_;    // the same in fp16
+  std::vector<int8_t> quantized_; // the same in int8,
+  std::vector<float> scales_;     // with a scale per key and per value row: [layers][K, V][heads][capacity]
   int width_ = 0;
   int d_head_ = 0;
   int n_ctx_ = 0;

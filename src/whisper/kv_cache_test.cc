@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
+
 #include "auris/error.h"
+#include "model/model_test_util.h"
 
 namespace auris {
 namespace {
@@ -79,6 +83,57 @@ TEST(SelfKVCache, SharedPromptStaysInRowZeroThroughReorders) {
     }
   cache.set_length(0);  // a new prefill
   EXPECT_EQ(cache.shared_length(), 0);
+}
+
+// The int8 cross cache (the int8 compute type's) holds every key and value row of every head as
+// int8 times that row's own scale: each component within half a step of the fp32 cache's, and the
+// whole in about a quarter of its bytes.
+TEST(CrossKVCache, Int8RowsWithinHalfAStepOfFloat32) {
+  const WhisperModel int8_model = build_whisper_model(test::synthetic_model(), ComputeType::kInt8);
+  const ModelDims& dims = int8_model.dims;
+  std::mt19937 rng(5);
+  std::normal_distribution<float> dist;
+  std::vector<float> encoder_out(static_cast<size_t>(dims.n_audio_ctx) * dims.n_audio_state);
+  for (float& x : encoder_out) x = dist(rng);
+  // Some frames far louder than the rest: per-row scales keep the quiet ones' precision.
+  for (int t = 0; t < dims.n_audio_ctx; t += 97)
+    for (int c = 0; c < dims.n_audio_state; ++c) encoder_out[static_cast<size_t>(t) * dims.n_audio_state + c] *= 50.0f;
+  // The reference: the same int8 model's projection, stored as for float32.
+  WhisperModel reference_model = build_whisper_model(test::synthetic_model(), ComputeType::kInt8);
+  reference_model.compute_type = ComputeType::kFloat32;
+  CrossKVCache exact, quantised;
+  exact.compute(reference_model, encoder_out.data());
+  quantised.compute(int8_model, encoder_out.data());
+  ASSERT_TRUE(quantised.int8());
+  ASSERT_FALSE(exact.int8() || exact.fp16());
+  const int n_head = dims.n_text_head, d_head = dims.n_text_state / n_head, n_ctx = exact.n_ctx();
+  std::vector<float> exact_keys(static_cast<size_t>(d_head) * n_ctx), quantised_keys(exact_keys.size());
+  for (int l = 0; l < dims.n_text_layer; ++l)
+    for (int h = 0; h < n_head; ++h) {
+      exact.head_keys(l, h, exact_keys.data());
+      quantised.head_keys(l, h, quantised_keys.data());
+      const float* values = exact.values(l) + h * exact.head_stride();
+      const int8_t* values_int8 = quantised.values_int8(l) + h * quantised.head_stride();
+      for (int t = 0; t < n_ctx; ++t) {
+        const float key_step = quantised.key_scales(l)[h * quantised.scale_head_stride() + t];
+        const float value_step = quantised.value_scales(l)[h * quantised.scale_head_stride() + t];
+        float largest_key = 0.0f, largest_value = 0.0f;
+        for (int c = 0; c < d_head; ++c) {
+          const size_t k = static_cast<size_t>(c) * n_ctx + t, v = static_cast<size_t>(t) * d_head + c;
+          ASSERT_NEAR(quantised_keys[k], exact_keys[k], 0.5001f * key_step) << "layer " << l << " head " << h << " key " << t;
+          ASSERT_NEAR(value_step * values_int8[v], values[v], 0.5001f * value_step) << "layer " << l << " head " << h << " value " << t;
+          largest_key = std::max(largest_key, std::fabs(exact_keys[k]));
+          largest_value = std::max(largest_value, std::fabs(values[v]));
+        }
+        // Each row's own scale: its largest component is +-127 steps.
+        ASSERT_NEAR(key_step * 127.0f, largest_key, 1e-5f * largest_key) << "key " << t;
+        ASSERT_NEAR(value_step * 127.0f, largest_value, 1e-5f * largest_value) << "value " << t;
+      }
+    }
+  // A byte per component and a float per row of d_head components.
+  EXPECT_EQ(quantised.bytes(), exact.bytes() / 4 + exact.bytes() / d_head);
+  EXPECT_EQ(quantised.bytes(), CrossKVCache::storage_bytes(dims, ComputeType::kInt8));
+  EXPECT_EQ(exact.bytes(), CrossKVCache::storage_bytes(dims, ComputeType::kFloat32));
 }
 
 }  // namespace

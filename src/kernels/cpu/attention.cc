@@ -24,13 +24,17 @@ constexpr int kFewQueries = 8;
 constexpr int kValueChunk = 64;
 constexpr int kPrefetchRows = 32;
 
-// One head's operands; keys and values as fp32 or as fp16.
+// One head's operands; keys and values as fp32, as fp16, or as int8 with their scales.
 struct HeadView {
   const float* q;
   const float* k;
   const float* v;
   const uint16_t* k16;
   const uint16_t* v16;
+  const int8_t* k8;
+  const int8_t* v8;
+  const float* key_scales;
+  const float* value_scales;
   float* out;
 };
 
@@ -38,18 +42,26 @@ HeadView head_view(const AttentionInput& in, int h, float* out) {
   const long k_stride = in.k_head_stride ? in.k_head_stride : in.d_head;
   const long v_stride = in.v_head_stride ? in.v_head_stride : in.d_head;
   const bool half = in.k_fp16 != nullptr;
+  const bool int8 = in.k_int8 != nullptr;
+  const bool fp32 = !half && !int8;
   return {in.q + h * in.d_head,
-          half ? nullptr : in.k + h * k_stride,
-          half ? nullptr : in.v + h * v_stride,
+          fp32 ? in.k + h * k_stride : nullptr,
+          fp32 ? in.v + h * v_stride : nullptr,
           half ? in.k_fp16 + h * k_stride : nullptr,
           half ? in.v_fp16 + h * v_stride : nullptr,
+          int8 ? in.k_int8 + h * k_stride : nullptr,
+          int8 ? in.v_int8 + h * v_stride : nullptr,
+          int8 ? in.key_scales + h * in.scale_head_stride : nullptr,
+          int8 ? in.value_scales + h * in.scale_head_stride : nullptr,
           out + h * in.d_head};
 }
 
 inline simd::Vec load_any(const float* p) { return simd::load(p); }
 inline simd::Vec load_any(const uint16_t* p) { return simd::load_fp16(p); }
+inline simd::Vec load_any(const int8_t* p) { return simd::load_int8(p); }
 inline float scalar_any(const float* p) { return *p; }
 inline float scalar_any(const uint16_t* p) { return fp16_to_float(*p); }
+inline float scalar_any(const int8_t* p) { return *p; }
 
 // Calls f(std::integral_constant<int, n>) for n in 1..8 (more: 8), so the row count of a decode
 // step's kernels is a compile-time constant (their accumulators live in registers).
@@ -85,9 +97,11 @@ float dot(const float* a, const float* b, int n) {
 }
 
 // scores[i][j] = scale * <q_i, key j> for N queries over one panel of kKeyPanel keys ([d x kKeyPanel]):
-// each load of 8 keys' components feeds N FMAs, and no horizontal sums.
+// each load of 8 keys' components feeds N FMAs, and no horizontal sums. With key_scales (the panel's
+// kKeyPanel scales of int8 keys), score j is also multiplied by key_scales[j].
 template <int N, typename K>
-void scores_over_panel(const float* q, int ldq, const K* panel, int d, float scale, float* scores, int lds) {
+void scores_over_panel(const float* q, int ldq, const K* panel, int d, float scale, const float* key_scales,
+                       float* scores, int lds) {
   constexpr int J = N <= 6 ? 2 : 1;  // vectors of keys per pass: as many accumulators as registers allow
   static_assert(kKeyPanel % (2 * L) == 0, "a panel is a whole number of passes");
   for (int j = 0; j < kKeyPanel; j += J * L) {
@@ -103,17 +117,22 @@ void scores_over_panel(const float* q, int ldq, const K* panel, int d, float sca
         for (int u = 0; u < J; ++u) acc[i][u] = simd::fmadd(qi, k[u], acc[i][u]);
       }
     }
+    simd::Vec scales[J];
+    for (int u = 0; u < J; ++u)
+      scales[u] = key_scales ? simd::mul(simd::set1(scale), simd::load(key_scales + j + u * L)) : simd::set1(scale);
     for (int i = 0; i < N; ++i)
-      for (int u = 0; u < J; ++u) simd::store(scores + static_cast<size_t>(i) * lds + j + u * L, simd::mul(acc[i][u], simd::set1(scale)));
+      for (int u = 0; u < J; ++u) simd::store(scores + static_cast<size_t>(i) * lds + j + u * L, simd::mul(acc[i][u], scales[u]));
   }
 }
 
 // Scores of N queries over the panels holding keys [0, n_kv): row stride lds >= key_panel_capacity(n_kv);
 // the padding keys' scores are written too (and never read).
 template <int N, typename K>
-void scores_over_panels(const float* q, int ldq, const K* panels, int d, int n_kv, float scale, float* scores, int lds) {
+void scores_over_panels(const float* q, int ldq, const K* panels, int d, int n_kv, float scale, const float* key_scales,
+                        float* scores, int lds) {
   for (int p = 0; p * kKeyPanel < n_kv; ++p)
-    scores_over_panel<N>(q, ldq, panels + static_cast<size_t>(p) * d * kKeyPanel, d, scale, scores + p * kKeyPanel, lds);
+    scores_over_panel<N>(q, ldq, panels + static_cast<size_t>(p) * d * kKeyPanel, d, scale,
+                         key_scales ? key_scales + p * kKeyPanel : nullptr, scores + p * kKeyPanel, lds);
 }
 
 // For N queries: out_i[c0, c0 + U*L) (+)= sum_j p_i[j] * v_j[c0, ...), N*U accumulators in registers
@@ -188,14 +207,18 @@ void weighted_values(const float* p, int lds, int n, const V* v, int ldv, int d,
 }
 
 // Softmax of each query's row over its visible keys; the keys it does not see (up to n_kv) get weight 0.
-// Head h's log-sum-exp of query i, when asked for, is kept.
-void softmax_rows(const AttentionInput& in, int h, int q0, int n, int n_kv, float* scores, int lds) {
+// Head h's log-sum-exp of query i, when asked for, is kept. With value_scales (int8 values), weight j
+// is then multiplied by value row j's scale, which the weighted sums of the int8 rows need.
+void softmax_rows(const AttentionInput& in, int h, int q0, int n, int n_kv, float* scores, int lds,
+                  const float* value_scales) {
   for (int i = 0; i < n; ++i) {
     float* p = scores + static_cast<size_t>(i) * lds;
     const int visible = visible_keys(in, q0 + i);
     for (int j = visible; j < n_kv; ++j) p[j] = 0.0f;
     const double log_sum_exp = softmax_inplace(p, visible);
     if (in.log_sum_exp) in.log_sum_exp[static_cast<size_t>(q0 + i) * in.n_head + h] = log_sum_exp;
+    if (value_scales)
+      for (int j = 0; j < visible; ++j) p[j] *= value_scales[j];
   }
 }
 
@@ -205,19 +228,23 @@ void softmax_rows(const AttentionInput& in, int h, int q0, int n, int n_kv, floa
 void few_queries(const AttentionInput& in, int h, const HeadView& hv, int ldo, float* scores) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(in.d_head));
   const int d = in.d_head, n = in.n_q, n_kv = in.n_kv, lds = key_panel_capacity(n_kv);
-  if (hv.k16) {
-    with_row_count(n, [&](auto N) { scores_over_panels<N>(hv.q, in.ldq, hv.k16, d, n_kv, scale, scores, lds); });
+  if (hv.k8) {
+    with_row_count(n, [&](auto N) { scores_over_panels<N>(hv.q, in.ldq, hv.k8, d, n_kv, scale, hv.key_scales, scores, lds); });
+  } else if (hv.k16) {
+    with_row_count(n, [&](auto N) { scores_over_panels<N>(hv.q, in.ldq, hv.k16, d, n_kv, scale, nullptr, scores, lds); });
   } else if (in.keys_in_panels) {
-    with_row_count(n, [&](auto N) { scores_over_panels<N>(hv.q, in.ldq, hv.k, d, n_kv, scale, scores, lds); });
+    with_row_count(n, [&](auto N) { scores_over_panels<N>(hv.q, in.ldq, hv.k, d, n_kv, scale, nullptr, scores, lds); });
   } else {
     for (int j = 0; j < n_kv; ++j) {
       const float* k = hv.k + static_cast<size_t>(j) * in.ldk;
       for (int i = 0; i < n; ++i) scores[static_cast<size_t>(i) * lds + j] = dot(hv.q + static_cast<size_t>(i) * in.ldq, k, d) * scale;
     }
   }
-  softmax_rows(in, h, 0, n, n_kv, scores, lds);
+  softmax_rows(in, h, 0, n, n_kv, scores, lds, hv.value_scales);
   with_row_count(n, [&](auto N) {
-    if (hv.v16)
+    if (hv.v8)
+      weighted_values<N>(scores, lds, n_kv, hv.v8, in.ldv, d, hv.out, ldo);
+    else if (hv.v16)
       weighted_values<N>(scores, lds, n_kv, hv.v16, in.ldv, d, hv.out, ldo);
     else
       weighted_values<N>(scores, lds, n_kv, hv.v, in.ldv, d, hv.out, ldo);
@@ -236,12 +263,14 @@ constexpr int kManyQueryBlock = 6;
 // (16 KB at d_head 64) while every block of the unit reads them.
 constexpr int kKeyTile = 64;
 
-// One head's keys as panels and its values, in fp32 or fp16.
+// One head's keys as panels and its values, in fp32, fp16, or int8 with their scales.
 template <typename T>
 struct PanelHead {
   const T* keys;
   const T* values;
   int ldv;
+  const float* key_scales = nullptr;
+  const float* value_scales = nullptr;
 };
 
 // A head's keys into panels and its values into contiguous rows, from rows of the given strides.
@@ -280,9 +309,10 @@ void many_queries_unit(const AttentionInput& in, int h, const HeadView& hv, cons
     each_block([&](auto N, int q0, int, int n_vis, float* block_scores) {
       if (t0 >= n_vis) return;
       scores_over_panels<N>(hv.q + static_cast<size_t>(q0) * in.ldq, in.ldq, head.keys + static_cast<size_t>(t0) * d, d,
-                            std::min(kKeyTile, n_vis - t0), scale, block_scores + t0, lds);
+                            std::min(kKeyTile, n_vis - t0), scale, head.key_scales ? head.key_scales + t0 : nullptr,
+                            block_scores + t0, lds);
     });
-  each_block([&](auto, int q0, int n, int n_vis, float* block_scores) { softmax_rows(in, h, q0, n, n_vis, block_scores, lds); });
+  each_block([&](auto, int q0, int n, int n_vis, float* block_scores) { softmax_rows(in, h, q0, n, n_vis, block_scores, lds, head.value_scales); });
   for (int j0 = 0; j0 < n_vis_max || j0 == 0; j0 += kValueChunk)
     each_block([&](auto N, int q0, int, int n_vis, float* block_scores) {
       if (j0 >= n_vis && j0 > 0) return;
@@ -324,7 +354,10 @@ void many_queries(const AttentionInput& in, float* out, int ldo, std::vector<flo
       const int h = u / chunks;
       const HeadView hv = head_view(in, h, out);
       const int q_begin = (u % chunks) * kQueryChunk, q_end = std::min(in.n_q, q_begin + kQueryChunk);
-      if (hv.k16)
+      if (hv.k8)
+        many_queries_unit(in, h, hv, PanelHead<int8_t>{hv.k8, hv.v8, in.ldv, hv.key_scales, hv.value_scales}, ldo, q_begin,
+                          q_end, scores, padded);
+      else if (hv.k16)
         many_queries_unit(in, h, hv, PanelHead<uint16_t>{hv.k16, hv.v16, in.ldv}, ldo, q_begin, q_end, scores, padded);
       else if (pack)
         many_queries_unit(in, h, hv, packed_head(h), ldo, q_begin, q_end, scores, padded);

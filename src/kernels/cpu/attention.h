@@ -36,10 +36,20 @@ struct AttentionInput {
   long v_head_stride = 0;
   // Keys in panels (ldk unused): head h's panels start at k + h*k_head_stride. Needs k_head_stride.
   bool keys_in_panels = false;
-  // Keys and values stored as fp16 (the cross-attention cache of the reduced compute types) instead
+  // Keys and values stored as fp16 (the cross-attention cache of float16 and bfloat16) instead
   // of k and v: same layout, half the bytes. Needs keys_in_panels.
   const uint16_t* k_fp16 = nullptr;
   const uint16_t* v_fp16 = nullptr;
+  // Or as int8 (the int8 compute type's cross-attention cache: a quarter of fp32's bytes), each key
+  // and each value row with its own scale: key j stands for key_scales[j] * k_int8's key j, value
+  // row j for value_scales[j] * its int8 row. Head h's scales start at h * scale_head_stride. The
+  // key scales multiply the scores and the value scales the softmax weights, so neither is widened
+  // beyond a register. Needs keys_in_panels.
+  const int8_t* k_int8 = nullptr;
+  const int8_t* v_int8 = nullptr;
+  const float* key_scales = nullptr;
+  const float* value_scales = nullptr;
+  long scale_head_stride = 0;
   // When set, [n_q x n_head]: each query's log of the sum of exp(scaled score) over the keys it sees,
   // per head, which merge_attention needs.
   double* log_sum_exp = nullptr;

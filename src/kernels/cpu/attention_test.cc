@@ -97,7 +97,7 @@ struct HeadMajorCache {
 };
 
 // The cross-attention cache's layout: per head, values [n_kv x d_head] and keys in panels of
-// kKeyPanel, in fp32 and in fp16; for a decode step's few queries (every count 1..8, the kernels'
+// kKeyPanel, in fp32, in fp16 and in int8; for a decode step's few queries (every count 1..8, the kernels'
 // register blocks) and a prefill's many, over key counts that fill the last panel or do not.
 TEST(Attention, HeadMajorKeyPanels) {
   for (int n_kv : {50, 64, 1500})
@@ -119,7 +119,7 @@ TEST(Attention, HeadMajorKeyPanels) {
       for (size_t i = 0; i < out.size(); ++i)
         ASSERT_NEAR(out[i], expected[i], 1e-4f) << "n_q " << n_q << " n_kv " << n_kv << " at " << i;
 
-      // The same cache in fp16 (the reduced compute types): the definition over the fp16-rounded keys
+      // The same cache in fp16 (float16, bfloat16): the definition over the fp16-rounded keys
       // and values.
       std::vector<uint16_t> k16(k_heads.size()), v16(v_heads.size());
       std::vector<float> k_rounded(k.size()), v_rounded(v.size());
@@ -136,6 +136,44 @@ TEST(Attention, HeadMajorKeyPanels) {
           naive_attention({q.data(), width, n_q, k_rounded.data(), width, v_rounded.data(), width, n_kv, n_head, d_head, -1});
       for (size_t i = 0; i < out.size(); ++i)
         ASSERT_NEAR(out[i], expected_half[i], 1e-4f) << "fp16, n_q " << n_q << " n_kv " << n_kv << " at " << i;
+
+      // And in int8 with a scale per key and per value row (the int8 compute type): the definition
+      // over the dequantised keys and values. The padding keys' scales are NaN: never read.
+      const long scale_stride = key_panel_capacity(n_kv);
+      std::vector<int8_t> k8(k_heads.size()), v8(v_heads.size());
+      std::vector<float> key_scales(scale_stride * n_head, NAN), value_scales(key_scales.size(), NAN);
+      std::vector<float> k_dequantised(k.size()), v_dequantised(v.size());
+      auto quantise = [&](float* scale, auto&& element, auto&& dequantised) {  // one key or value row
+        float largest = 0.0f;
+        for (int c = 0; c < d_head; ++c) largest = std::max(largest, std::fabs(element(c)));
+        *scale = largest / 127.0f;
+        for (int c = 0; c < d_head; ++c) {
+          const int8_t x = static_cast<int8_t>(std::lrint(element(c) / *scale));
+          dequantised(c, x) = *scale * x;
+        }
+      };
+      for (int h = 0; h < n_head; ++h)
+        for (int j = 0; j < n_kv; ++j) {
+          const size_t row = static_cast<size_t>(j) * width + h * d_head;
+          const size_t panel_at = h * cache.head_stride + static_cast<size_t>(j / kKeyPanel) * d_head * kKeyPanel + j % kKeyPanel;
+          const size_t value_at = h * cache.head_stride + static_cast<size_t>(j) * d_head;
+          quantise(&key_scales[h * scale_stride + j], [&](int c) { return k_heads[panel_at + c * kKeyPanel]; },
+                   [&](int c, int8_t x) -> float& { k8[panel_at + c * kKeyPanel] = x; return k_dequantised[row + c]; });
+          quantise(&value_scales[h * scale_stride + j], [&](int c) { return v_heads[value_at + c]; },
+                   [&](int c, int8_t x) -> float& { v8[value_at + c] = x; return v_dequantised[row + c]; });
+        }
+      AttentionInput quantised = half;
+      quantised.k_fp16 = quantised.v_fp16 = nullptr;
+      quantised.k_int8 = k8.data();
+      quantised.v_int8 = v8.data();
+      quantised.key_scales = key_scales.data();
+      quantised.value_scales = value_scales.data();
+      quantised.scale_head_stride = scale_stride;
+      attention(quantised, out.data(), width, scratch);
+      const std::vector<float> expected_int8 = naive_attention(
+          {q.data(), width, n_q, k_dequantised.data(), width, v_dequantised.data(), width, n_kv, n_head, d_head, -1});
+      for (size_t i = 0; i < out.size(); ++i)
+        ASSERT_NEAR(out[i], expected_int8[i], 1e-4f) << "int8, n_q " << n_q << " n_kv " << n_kv << " at " << i;
     }
 }
 

@@ -81,6 +81,10 @@ inline Vec load_bf16(const uint16_t* p) {
   const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
 }
+// 8 int8 values (the int8 cross-attention cache), as floats.
+inline Vec load_int8(const int8_t* p) {
+  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+}
 
 // Integer dot products, for int8 weights: 16 int8 weights widened to int16 times 16 int16
 // activations, multiplied and summed in pairs into 8 int32 lanes (pmaddwd).
@@ -133,6 +137,7 @@ class DoubleSum {
 };
 inline Vec load_fp16(const uint16_t* p) { return {fp16_to_float(*p)}; }
 inline Vec load_bf16(const uint16_t* p) { return {bf16_to_float(*p)}; }
+inline Vec load_int8(const int8_t* p) { return {static_cast<float>(*p)}; }
 
 constexpr int kInt16Lanes = 1;
 struct IntVec {
