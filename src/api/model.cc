@@ -97,16 +97,15 @@ std::shared_ptr<const Model> Model::load(const std::string& path_or_name, Comput
   if (tokenizer.n_vocab() != data.dims.n_vocab)
     throw Error("model vocabulary (" + std::to_string(tokenizer.n_vocab()) + " tokens) does not match its embedding (" +
                 std::to_string(data.dims.n_vocab) + " rows): the vocabulary file belongs to another model");
-  WhisperModel whisper = assemble_whisper_model(std::move(data));
   std::shared_ptr<const CudaWeights> cuda_weights;
+  WhisperModel whisper;
   if (device == Device::kCuda) {
-    cuda_weights = cuda_backend().upload(whisper, compute_type);
-    WhisperModel dims_only;  // the host copy of the weights is not needed any more
-    dims_only.dims = whisper.dims;
-    dims_only.compute_type = compute_type;
-    whisper = std::move(dims_only);
+    const WhisperModel host = assemble_whisper_model(std::move(data));  // fp32, freed once uploaded
+    cuda_weights = cuda_backend().upload(host, compute_type);
+    whisper.dims = host.dims;
+    whisper.compute_type = compute_type;
   } else {
-    convert_whisper_model(whisper, compute_type);
+    whisper = build_whisper_model(std::move(data), compute_type);
   }
   info.decode_weight_bytes = decode_weight_bytes(whisper, cuda_weights.get());
   // The GPU keeps the reduced types' cache in fp16.

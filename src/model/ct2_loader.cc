@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <memory>
 
 #include "auris/error.h"
 #include "model/half_float.h"
@@ -34,8 +35,8 @@ struct Variable {
 
 class Ct2Model {
  public:
-  Ct2Model(const MappedFile& file, const std::string& path) : file_(file), path_(path) {
-    ByteReader in(file.bytes(), "'" + path + "'");
+  Ct2Model(std::shared_ptr<const MappedFile> file, const std::string& path) : file_(std::move(file)), path_(path) {
+    ByteReader in(file_->bytes(), "'" + path + "'");
     const uint32_t version = in.read<uint32_t>();
     if (version == 0 || version > kNewestBinaryVersion)
       throw Error("'" + path + "' has CTranslate2 binary version " + std::to_string(version) +
@@ -58,7 +59,7 @@ class Ct2Model {
         const uint32_t dim = in.read<uint32_t>();
         v.shape.push_back(dim);
         numel *= dim;
-        if (numel > file.bytes().size()) throw Error(where(name) + "claims more elements than the file holds: the file is truncated or corrupted");
+        if (numel > file_->bytes().size()) throw Error(where(name) + "claims more elements than the file holds: the file is truncated or corrupted");
       }
       uint64_t num_bytes;
       if (version >= 4) {
@@ -94,14 +95,41 @@ class Ct2Model {
     return *v;
   }
 
-  // The variable as fp32, dequantising int8/int16 with its "<name>_scale" (CTranslate2 stores
-  // q = round(w * scale), per output row for int8).
+  // The shape of a weight variable, after checking that it can be decoded (a float type, or an
+  // integer type with a valid scale), so that decoding it later cannot fail.
+  const std::vector<int64_t>& weight_shape(const std::string& name) const {
+    const Variable& v = get(name);
+    if (v.type == kI8 || v.type == kI16) {
+      scales(name, v);
+    } else if (v.type != kF32 && v.type != kF16 && v.type != kBF16) {
+      throw Error(where(name) + "is stored as " + kTypeName[v.type] + ", which is not a weight type");
+    }
+    return v.shape;
+  }
+
+  // The variable as fp32.
   Tensor tensor(const std::string& name) const {
     const Variable& v = get(name);
-    Tensor t(v.shape);
+    return rows(name, 0, v.shape.empty() ? 1 : v.shape[0]);
+  }
+
+  // Rows [first, first + count) of the variable as fp32, dequantising int8/int16 with its
+  // "<name>_scale" (CTranslate2 stores q = round(w * scale), per output row for int8). The rows' pages
+  // of the file are dropped from memory afterwards.
+  Tensor rows(const std::string& name, int64_t first, int64_t count) const {
+    const Variable& v = get(name);
+    const int64_t total_rows = v.shape.empty() ? 1 : v.shape[0];
+    if (first < 0 || count < 0 || first + count > total_rows) throw Error(where(name) + "has no rows " + std::to_string(first) + ".." + std::to_string(first + count));
+    const size_t total = static_cast<size_t>(Tensor::count(v.shape));
+    const size_t row = total_rows == 0 ? 0 : total / static_cast<size_t>(total_rows);
+    std::vector<int64_t> shape = v.shape;
+    if (!shape.empty()) shape[0] = count;
+    Tensor t(shape);
     const size_t n = t.data.size();
-    const uint8_t* p = v.data.data();
     if (n == 0) return t;
+    const size_t begin = static_cast<size_t>(first) * row;
+    const size_t item = static_cast<size_t>(kItemSize[v.type]);
+    const uint8_t* p = v.data.data() + begin * item;
     switch (v.type) {
       case kF32: std::memcpy(t.data.data(), p, n * 4); break;
       case kF16: fp16_to_float_n(p, n, t.data.data()); break;
@@ -111,16 +139,16 @@ class Ct2Model {
       case kI8:
       case kI16: {
         const std::vector<float> scale = scales(name, v);
-        const size_t row = scale.size() == 1 ? n : n / scale.size();
+        const size_t scale_row = scale.size() == 1 ? total : total / scale.size();
         for (size_t i = 0; i < n; ++i) {
           const float q = v.type == kI8 ? static_cast<float>(static_cast<int8_t>(p[i])) : static_cast<float>(load<int16_t>(p, i));
-          t.data[i] = q / scale[i / row];
+          t.data[i] = q / scale[(begin + i) / scale_row];
         }
         break;
       }
       default: throw Error(where(name) + "is stored as " + kTypeName[v.type] + ", which is not a weight type");
     }
-    file_.release(v.data);
+    file_->release(v.data.subspan(begin * item, n * item));
     return t;
   }
 
@@ -180,27 +208,21 @@ class Ct2Model {
     return scale.data;
   }
 
-  const MappedFile& file_;
+  std::shared_ptr<const MappedFile> file_;
   std::string path_;
   std::map<std::string, Variable> variables_;
   std::map<std::string, std::string> aliases_;
 };
 
-// Rows [first, first + count) of a [rows, ...] or [rows] tensor.
-Tensor slice_rows(const Tensor& t, int64_t first, int64_t count) {
-  std::vector<int64_t> shape = t.shape;
-  const int64_t row = t.numel() / shape[0];
-  shape[0] = count;
-  Tensor out(shape);
-  std::copy(t.data.begin() + first * row, t.data.begin() + (first + count) * row, out.data.begin());
-  return out;
-}
-
+// Registers CTranslate2's variables under the canonical names, deferred: each decodes (and drops
+// its pages of the file) only when the engine takes it.
 class Converter {
  public:
-  Converter(const Ct2Model& model, const std::string& path) : model_(model), path_(path) {}
+  Converter(std::shared_ptr<const Ct2Model> model, const std::string& path) : model_(std::move(model)), path_(path) {}
 
-  void copy(const std::string& canonical, const std::string& ct2) { weights.put(canonical, model_.tensor(ct2)); }
+  void copy(const std::string& canonical, const std::string& ct2) {
+    weights.put_deferred(canonical, model_->weight_shape(ct2), [model = model_, ct2] { return model->tensor(ct2); });
+  }
 
   void norm(const std::string& canonical, const std::string& ct2) {
     copy(canonical + ".weight", ct2 + "/gamma");
@@ -212,25 +234,27 @@ class Converter {
     copy(canonical + ".bias", ct2 + "/bias");
   }
 
-  // A fused projection [parts * d, d] split into canonical parts; "key" carries no bias in Whisper,
-  // so its slice of the fused bias must be zero.
+  // A fused projection [parts * d, d] split into canonical parts, each part's weight a range of rows;
+  // "key" carries no bias in Whisper, so its slice of the fused bias must be zero.
   void fused(const std::string& ct2, const std::vector<std::string>& parts) {
-    const Tensor w = model_.tensor(ct2 + "/weight");
-    const Tensor b = model_.tensor(ct2 + "/bias");
+    const std::string weight = ct2 + "/weight";
+    const std::string bias = ct2 + "/bias";
+    const std::vector<int64_t> w = model_->weight_shape(weight);
+    const std::vector<int64_t> b = model_->weight_shape(bias);
     const int64_t n = static_cast<int64_t>(parts.size());
-    if (w.rank() != 2 || w.dim(0) % n != 0 || b.rank() != 1 || b.dim(0) != w.dim(0))
-      throw Error("'" + path_ + "' variable '" + ct2 + "' has shape " + w.shape_string() + " / bias " + b.shape_string() +
+    if (w.size() != 2 || w[0] % n != 0 || b.size() != 1 || b[0] != w[0])
+      throw Error("'" + path_ + "' variable '" + ct2 + "' has shape " + shape_string(w) + " / bias " + shape_string(b) +
                   ", expected a fused [" + std::to_string(n) + "*d, d] projection");
-    const int64_t d = w.dim(0) / n;
+    const int64_t d = w[0] / n;
     for (int64_t i = 0; i < n; ++i) {
       const std::string& name = parts[static_cast<size_t>(i)];
-      weights.put(name + ".weight", slice_rows(w, i * d, d));
-      Tensor bias = slice_rows(b, i * d, d);
+      weights.put_deferred(name + ".weight", {d, w[1]}, [model = model_, weight, i, d] { return model->rows(weight, i * d, d); });
+      Tensor bias_part = model_->rows(bias, i * d, d);  // a few values: read now, to check the key's
       if (name.ends_with(".key")) {
-        for (float x : bias.data)
-          if (x != 0.0f) throw Error("'" + path_ + "' variable '" + ct2 + "/bias' has a non-zero key bias, which Whisper does not have: not a Whisper model");
+        for (float x : bias_part.data)
+          if (x != 0.0f) throw Error("'" + path_ + "' variable '" + bias + "' has a non-zero key bias, which Whisper does not have: not a Whisper model");
       } else {
-        weights.put(name + ".bias", std::move(bias));
+        weights.put(name + ".bias", std::move(bias_part));
       }
     }
   }
@@ -238,7 +262,7 @@ class Converter {
   WeightMap weights;
 
  private:
-  const Ct2Model& model_;
+  std::shared_ptr<const Ct2Model> model_;
   std::string path_;
 };
 
@@ -279,10 +303,10 @@ std::vector<std::string> read_vocabulary_tokens(const std::string& dir, std::str
 ModelData load_ctranslate2(const std::string& dir) {
   const std::string bin = (fs::path(dir) / "model.bin").string();
   if (!fs::exists(bin)) throw Error("'" + dir + "' has no model.bin: it is not a CTranslate2 model directory");
-  MappedFile file(bin);
-  const Ct2Model model(file, bin);
+  const auto shared_model = std::make_shared<const Ct2Model>(std::make_shared<const MappedFile>(bin), bin);
+  const Ct2Model& model = *shared_model;
 
-  Converter c(model, bin);
+  Converter c(shared_model, bin);
   c.linear("encoder.conv1", "encoder/conv1");
   c.linear("encoder.conv2", "encoder/conv2");
   c.copy("encoder.positional_embedding", "encoder/position_encodings/encodings");

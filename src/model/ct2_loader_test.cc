@@ -42,7 +42,8 @@ TEST(Ct2Loader, Int8WeightsAreDequantisedPerRow) {
   const ModelData loaded = load_ctranslate2(dir);
   EXPECT_EQ(loaded.dims, m.dims);
   int quantised = 0;
-  for (const auto& [name, original] : m.weights.all()) {
+  for (const std::string& name : m.weights.names()) {
+    const Tensor& original = m.weights.get(name);
     const Tensor& t = loaded.weights.get(name);
     ASSERT_EQ(t.shape, original.shape) << name;
     const bool is_matrix = name.ends_with("weight") && original.rank() == 2 && name.find("_ln") == std::string::npos &&

@@ -1,6 +1,7 @@
 // whisper.cpp ggml files (layout in ggml_format.h): f32 and f16 tensors under openai/whisper's
 // names, conv biases stored as [n_state, 1]. Quantised tensors are refused by name and type.
 #include <cstring>
+#include <memory>
 
 #include "auris/error.h"
 #include "model/ggml_format.h"
@@ -13,8 +14,8 @@
 namespace auris {
 
 ModelData load_ggml(const std::string& file) {
-  MappedFile mapped(file);
-  ByteReader in(mapped.bytes(), "ggml file '" + file + "'");
+  const auto mapped = std::make_shared<const MappedFile>(file);
+  ByteReader in(mapped->bytes(), "ggml file '" + file + "'");
   GgmlHeader header = read_ggml_header(in, file);
 
   ModelData out;
@@ -44,14 +45,17 @@ ModelData load_ggml(const std::string& file) {
       if (shape.size() == 2 && shape[1] == 1) shape.pop_back();  // stored as [n_state, 1]
     }
     if (out.weights.has(name)) throw Error("ggml file '" + file + "' holds tensor '" + name + "' twice: the file is corrupted");
-    Tensor t(shape);
-    if (type == kGgmlF32) {
-      std::memcpy(t.data.data(), bytes.data(), numel * 4);
-    } else {
-      fp16_to_float_n(bytes.data(), numel, t.data.data());
-    }
-    mapped.release(bytes);
-    out.weights.put(name, std::move(t));
+    // Decoded when the engine takes it; its pages of the file are dropped then.
+    out.weights.put_deferred(name, shape, [mapped, bytes, shape, f32 = type == kGgmlF32] {
+      Tensor t(shape);
+      if (f32) {
+        std::memcpy(t.data.data(), bytes.data(), bytes.size());
+      } else {
+        fp16_to_float_n(bytes.data(), bytes.size() / 2, t.data.data());
+      }
+      mapped->release(bytes);
+      return t;
+    });
   }
   validate_weights(out.weights, out.dims, "ggml file '" + file + "'");
   out.dims.alignment_heads = default_alignment_heads(out.dims);

@@ -57,17 +57,15 @@ class Checkpoint {
     return file->has(name) ? file : nullptr;
   }
 
-  Tensor read(const std::string& name, const std::vector<int64_t>& shape) const {
+  // The file holding the tensor, after checking that it exists, has this shape and can be read.
+  const SafetensorsFile& locate(const std::string& name, const std::vector<int64_t>& shape) const {
     const SafetensorsFile* file = find(name);
     if (!file) throw Error("Hugging Face checkpoint is missing tensor '" + name + "': the download is incomplete or not a Whisper model");
-    if (file->shape(name) != shape) {
-      Tensor got, want;
-      got.shape = file->shape(name);
-      want.shape = shape;
-      throw Error("'" + file->path() + "' tensor '" + name + "' has shape " + got.shape_string() + ", expected " +
-                  want.shape_string() + " from config.json: the weights and the configuration do not match");
-    }
-    return file->read(name);
+    if (file->shape(name) != shape)
+      throw Error("'" + file->path() + "' tensor '" + name + "' has shape " + shape_string(file->shape(name)) + ", expected " +
+                  shape_string(shape) + " from config.json: the weights and the configuration do not match");
+    file->check_readable(name);
+    return *file;
   }
 
  private:
@@ -123,13 +121,18 @@ ModelData load_huggingface(const std::string& dir) {
   const std::string config = (fs::path(dir) / "config.json").string();
   if (!fs::exists(config)) throw Error("'" + dir + "' has no config.json: it is not a Hugging Face model directory");
   ModelDims dims = dims_from_config(config);
-  const Checkpoint checkpoint(dir);
+  const auto checkpoint = std::make_shared<const Checkpoint>(dir);
 
   ModelData out;
-  for (const WeightSpec& spec : expected_weights(dims))
-    out.weights.put(spec.name, checkpoint.read(huggingface_name(spec.name), spec.shape));
-  if (checkpoint.find("proj_out.weight") &&
-      checkpoint.read("proj_out.weight", {dims.n_vocab, dims.n_text_state}) != out.weights.get("decoder.token_embedding.weight"))
+  for (const WeightSpec& spec : expected_weights(dims)) {
+    const std::string name = huggingface_name(spec.name);
+    checkpoint->locate(name, spec.shape);
+    // Decoded when the engine takes it.
+    out.weights.put_deferred(spec.name, spec.shape, [checkpoint, name] { return checkpoint->find(name)->read(name); });
+  }
+  if (checkpoint->find("proj_out.weight") &&
+      checkpoint->locate("proj_out.weight", {dims.n_vocab, dims.n_text_state}).read("proj_out.weight") !=
+          out.weights.get("decoder.token_embedding.weight"))
     throw Error("'" + dir + "' has an output projection (proj_out.weight) that differs from the token embedding; "
                 "Whisper ties the two, so this checkpoint is not supported");
   try {

@@ -24,23 +24,23 @@ int heads_or_default(int heads, int state) {
 
 ModelDims infer_dims(const WeightMap& weights, int n_audio_head, int n_text_head) {
   ModelDims d;
-  const Tensor& conv1 = weights.get("encoder.conv1.weight");
-  if (conv1.rank() != 3 || conv1.dim(2) != 3) throw Error("encoder.conv1.weight has shape " + conv1.shape_string() + ", expected [d, n_mels, 3]");
-  d.n_audio_state = static_cast<int>(conv1.dim(0));
-  d.n_mels = static_cast<int>(conv1.dim(1));
-  const Tensor& audio_pos = weights.get("encoder.positional_embedding");
-  if (audio_pos.rank() != 2 || audio_pos.dim(1) != d.n_audio_state) throw Error("encoder.positional_embedding has shape " + audio_pos.shape_string());
-  d.n_audio_ctx = static_cast<int>(audio_pos.dim(0));
+  const std::vector<int64_t>& conv1 = weights.shape("encoder.conv1.weight");
+  if (conv1.size() != 3 || conv1[2] != 3) throw Error("encoder.conv1.weight has shape " + shape_string(conv1) + ", expected [d, n_mels, 3]");
+  d.n_audio_state = static_cast<int>(conv1[0]);
+  d.n_mels = static_cast<int>(conv1[1]);
+  const std::vector<int64_t>& audio_pos = weights.shape("encoder.positional_embedding");
+  if (audio_pos.size() != 2 || audio_pos[1] != d.n_audio_state) throw Error("encoder.positional_embedding has shape " + shape_string(audio_pos));
+  d.n_audio_ctx = static_cast<int>(audio_pos[0]);
   d.n_audio_layer = count_blocks(weights, "encoder.blocks.");
   d.n_audio_head = heads_or_default(n_audio_head, d.n_audio_state);
 
-  const Tensor& embedding = weights.get("decoder.token_embedding.weight");
-  if (embedding.rank() != 2) throw Error("decoder.token_embedding.weight has shape " + embedding.shape_string());
-  d.n_vocab = static_cast<int>(embedding.dim(0));
-  d.n_text_state = static_cast<int>(embedding.dim(1));
-  const Tensor& text_pos = weights.get("decoder.positional_embedding");
-  if (text_pos.rank() != 2 || text_pos.dim(1) != d.n_text_state) throw Error("decoder.positional_embedding has shape " + text_pos.shape_string());
-  d.n_text_ctx = static_cast<int>(text_pos.dim(0));
+  const std::vector<int64_t>& embedding = weights.shape("decoder.token_embedding.weight");
+  if (embedding.size() != 2) throw Error("decoder.token_embedding.weight has shape " + shape_string(embedding));
+  d.n_vocab = static_cast<int>(embedding[0]);
+  d.n_text_state = static_cast<int>(embedding[1]);
+  const std::vector<int64_t>& text_pos = weights.shape("decoder.positional_embedding");
+  if (text_pos.size() != 2 || text_pos[1] != d.n_text_state) throw Error("decoder.positional_embedding has shape " + shape_string(text_pos));
+  d.n_text_ctx = static_cast<int>(text_pos[0]);
   d.n_text_layer = count_blocks(weights, "decoder.blocks.");
   d.n_text_head = heads_or_default(n_text_head, d.n_text_state);
 

@@ -82,13 +82,17 @@ const std::vector<int64_t>& SafetensorsFile::shape(const std::string& name) cons
   return it->second.shape;
 }
 
-Tensor SafetensorsFile::read(const std::string& name) const {
+void SafetensorsFile::check_readable(const std::string& name) const {
   auto it = entries_.find(name);
   if (it == entries_.end()) throw Error("safetensors file '" + path() + "' has no tensor '" + name + "'");
-  const Entry& e = it->second;
-  if (dtype_size(e.dtype) == 0)
-    throw Error("safetensors file '" + path() + "' stores '" + name + "' as " + e.dtype +
+  if (dtype_size(it->second.dtype) == 0)
+    throw Error("safetensors file '" + path() + "' stores '" + name + "' as " + it->second.dtype +
                 "; auris reads F32, F16 and BF16 checkpoints: convert it to one of those");
+}
+
+Tensor SafetensorsFile::read(const std::string& name) const {
+  check_readable(name);
+  const Entry& e = entries_.at(name);
   Tensor t(e.shape);
   const uint8_t* p = file_->bytes().data() + data_start_ + e.begin;
   const size_t n = t.data.size();

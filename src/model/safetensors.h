@@ -22,7 +22,9 @@ class SafetensorsFile {
   bool has(const std::string& name) const { return entries_.count(name) != 0; }
   std::vector<std::string> names() const;
   const std::vector<int64_t>& shape(const std::string& name) const;
-  // The tensor as fp32 (F32, F16 and BF16 are read; other dtypes are refused with a clear message).
+  // Throws auris::Error unless read() can decode the tensor (F32, F16 or BF16).
+  void check_readable(const std::string& name) const;
+  // The tensor as fp32; other dtypes than those are refused with a clear message.
   Tensor read(const std::string& name) const;
   const std::string& path() const { return file_->path(); }
 

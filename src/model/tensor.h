@@ -32,4 +32,7 @@ struct Tensor {
   bool operator==(const Tensor& other) const = default;
 };
 
+// "[2, 3]"
+std::string shape_string(const std::vector<int64_t>& shape);
+
 }  // namespace auris

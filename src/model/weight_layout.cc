@@ -62,15 +62,15 @@ void validate_weights(const WeightMap& weights, const ModelDims& dims, const std
   std::set<std::string> expected;
   for (const WeightSpec& spec : expected_weights(dims)) {
     try {
-      weights.get(spec.name, spec.shape);
+      weights.expect_shape(spec.name, spec.shape);
     } catch (const Error& e) {
       throw Error(source + ": " + e.what());
     }
     expected.insert(spec.name);
   }
-  for (const auto& [name, tensor] : weights.all())
+  for (const std::string& name : weights.names())
     if (!expected.count(name))
-      throw Error(source + ": unexpected tensor '" + name + "' " + tensor.shape_string() +
+      throw Error(source + ": unexpected tensor '" + name + "' " + shape_string(weights.shape(name)) +
                   ": the file is not a Whisper model of the size its other tensors say");
 }
 

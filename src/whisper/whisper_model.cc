@@ -1,5 +1,7 @@
 #include "whisper/whisper_model.h"
 
+#include <initializer_list>
+#include <optional>
 #include <string>
 
 #include "auris/error.h"
@@ -12,12 +14,10 @@ class Builder {
  public:
   explicit Builder(ModelData& data) : w_(data.weights) {}
 
+  // Decodes the tensor now (loaders defer it), after checking its shape with a clear message.
   Tensor take(const std::string& name, const std::vector<int64_t>& shape) {
-    w_.get(name, shape);  // validates presence and shape with a clear message
+    w_.expect_shape(name, shape);
     return w_.take(name);
-  }
-  Tensor take_optional(const std::string& name, const std::vector<int64_t>& shape) {
-    return w_.has(name) ? take(name, shape) : Tensor();
   }
   Linear linear(const std::string& prefix, int out, int in, bool has_bias = true) {
     Tensor weight = take(prefix + ".weight", {out, in});
@@ -44,55 +44,61 @@ class Builder {
   WeightMap& w_;
 };
 
-// The decode step streams the decoder's weights for a few rows: they are stored in the fewest bytes
-// the compute type allows. float32 keeps fp32 arithmetic and stores fp16 where that is exact (every
-// weight of an fp16 checkpoint): half the bytes, the same products.
-void convert_streamed(Linear& layer, ComputeType type) {
-  switch (type) {
-    case ComputeType::kInt8: return layer.convert(WeightFormat::kInt8Rows);
-    case ComputeType::kBfloat16: return layer.convert(WeightFormat::kBfloat16Rows);
-    case ComputeType::kFloat32: layer.to_fp16_rows_if_exact(); return;
-    case ComputeType::kFloat16: break;
+// Converts each part of the model to the compute type's CPU storage as soon as it is assembled, so
+// that the fp32 copy of the whole model never exists at once (the peak memory of a load). Without a
+// compute type the parts stay fp32 (the CUDA upload reads them).
+class StorageConversion {
+ public:
+  explicit StorageConversion(std::optional<ComputeType> type) : type_(type) {
+    // Products over 1500-3000 rows (the encoder, the window's cross K/V) go to oneDNN's packed GEMM: in
+    // bf16 for the reduced compute types where the CPU has bf16 instructions, else fp32.
+    const bool bf16_gemm = type && *type != ComputeType::kFloat32 && PackedGemm::supported(GemmPrecision::kBfloat16);
+    packed_ = bf16_gemm ? WeightFormat::kPackedBfloat16 : WeightFormat::kPackedFloat32;
   }
-  throw Error("compute type float16 runs on CUDA only: on the CPU use int8, bfloat16 or float32");
-}
 
-// Products over 1500-3000 rows (the encoder, the window's cross K/V) go to oneDNN's packed GEMM: in
-// bf16 for the reduced compute types where the CPU has bf16 instructions, else fp32.
-void convert_weights(WhisperModel& m, ComputeType type) {
-  const bool bf16_gemm = type != ComputeType::kFloat32 && PackedGemm::supported(GemmPrecision::kBfloat16);
-  const WeightFormat packed = bf16_gemm ? WeightFormat::kPackedBfloat16 : WeightFormat::kPackedFloat32;
-  std::vector<Linear*> many_rows = {&m.conv1, &m.conv2, &m.cross_kv_all_layers};
-  for (EncoderBlock& blk : m.encoder_blocks)
-    for (Linear* l : {&blk.qkv, &blk.attn_out, &blk.mlp_in, &blk.mlp_out}) many_rows.push_back(l);
-  for (Linear* l : many_rows) l->convert(packed);
-  std::vector<Linear*> few_rows = {&m.token_embedding};
-  for (DecoderBlock& blk : m.decoder_blocks)
-    for (Linear* l : {&blk.qkv, &blk.attn_out, &blk.cross_query, &blk.cross_out, &blk.mlp_in, &blk.mlp_out})
-      few_rows.push_back(l);
-  for (Linear* l : few_rows) convert_streamed(*l, type);
-}
+  void many_rows(std::initializer_list<Linear*> layers) const {
+    if (type_)
+      for (Linear* l : layers) l->convert(packed_);
+  }
 
-}  // namespace
+  // The decode step streams the decoder's weights for a few rows: they are stored in the fewest bytes
+  // the compute type allows. float32 keeps fp32 arithmetic and stores fp16 where that is exact (every
+  // weight of an fp16 checkpoint): half the bytes, the same products.
+  void few_rows(std::initializer_list<Linear*> layers) const {
+    if (!type_) return;
+    for (Linear* l : layers) {
+      switch (*type_) {
+        case ComputeType::kInt8: l->convert(WeightFormat::kInt8Rows); break;
+        case ComputeType::kBfloat16: l->convert(WeightFormat::kBfloat16Rows); break;
+        case ComputeType::kFloat32: l->to_fp16_rows_if_exact(); break;
+        case ComputeType::kFloat16:
+          throw Error("compute type float16 runs on CUDA only: on the CPU use int8, bfloat16 or float32");
+      }
+    }
+  }
 
-size_t WhisperModel::decode_weight_bytes() const {
-  size_t bytes = token_embedding.weight_bytes();
-  for (const DecoderBlock& blk : decoder_blocks)
-    for (const Linear* l : {&blk.qkv, &blk.attn_out, &blk.cross_query, &blk.cross_out, &blk.mlp_in, &blk.mlp_out})
-      bytes += l->weight_bytes();
-  return bytes;
-}
+ private:
+  std::optional<ComputeType> type_;
+  WeightFormat packed_;
+};
 
-WhisperModel assemble_whisper_model(ModelData&& data) {
+WhisperModel assemble(ModelData&& data, std::optional<ComputeType> compute_type) {
   WhisperModel m;
   m.dims = data.dims;
+  m.compute_type = compute_type.value_or(ComputeType::kFloat32);
   const ModelDims& d = m.dims;
   Builder b(data);
+  const StorageConversion to(compute_type);
   const int da = d.n_audio_state;
   const int dt = d.n_text_state;
 
+  // The largest tensor first: it is decoded and converted while little else is resident.
+  m.token_embedding = Linear(b.take("decoder.token_embedding.weight", {d.n_vocab, dt}), Tensor());
+  to.few_rows({&m.token_embedding});
+
   m.conv1 = b.conv("encoder.conv1", da, d.n_mels);
   m.conv2 = b.conv("encoder.conv2", da, da);
+  to.many_rows({&m.conv1, &m.conv2});
   m.audio_positions = b.take("encoder.positional_embedding", {d.n_audio_ctx, da}).data;
   for (int i = 0; i < d.n_audio_layer; ++i) {
     const std::string p = "encoder.blocks." + std::to_string(i);
@@ -103,11 +109,11 @@ WhisperModel assemble_whisper_model(ModelData&& data) {
     blk.mlp_ln = b.layer_norm(p + ".mlp_ln", da);
     blk.mlp_in = b.linear(p + ".mlp.0", 4 * da, da);
     blk.mlp_out = b.linear(p + ".mlp.2", da, 4 * da);
+    to.many_rows({&blk.qkv, &blk.attn_out, &blk.mlp_in, &blk.mlp_out});
     m.encoder_blocks.push_back(std::move(blk));
   }
   m.encoder_ln_post = b.layer_norm("encoder.ln_post", da);
 
-  m.token_embedding = Linear(b.take("decoder.token_embedding.weight", {d.n_vocab, dt}), Tensor());
   m.text_positions = b.take("decoder.positional_embedding", {d.n_text_ctx, dt}).data;
   std::vector<Linear> cross_k, cross_v;
   for (int i = 0; i < d.n_text_layer; ++i) {
@@ -125,6 +131,7 @@ WhisperModel assemble_whisper_model(ModelData&& data) {
     blk.mlp_ln = b.layer_norm(p + ".mlp_ln", dt);
     blk.mlp_in = b.linear(p + ".mlp.0", 4 * dt, dt);
     blk.mlp_out = b.linear(p + ".mlp.2", dt, 4 * dt);
+    to.few_rows({&blk.qkv, &blk.attn_out, &blk.cross_query, &blk.cross_out, &blk.mlp_in, &blk.mlp_out});
     m.decoder_blocks.push_back(std::move(blk));
   }
   std::vector<const Linear*> kv_parts;
@@ -133,19 +140,25 @@ WhisperModel assemble_whisper_model(ModelData&& data) {
     kv_parts.push_back(&cross_v[i]);
   }
   m.cross_kv_all_layers = Linear::concat(kv_parts);
+  to.many_rows({&m.cross_kv_all_layers});
   m.decoder_ln = b.layer_norm("decoder.ln", dt);
   return m;
 }
 
-void convert_whisper_model(WhisperModel& model, ComputeType compute_type) {
-  model.compute_type = compute_type;
-  convert_weights(model, compute_type);
+}  // namespace
+
+size_t WhisperModel::decode_weight_bytes() const {
+  size_t bytes = token_embedding.weight_bytes();
+  for (const DecoderBlock& blk : decoder_blocks)
+    for (const Linear* l : {&blk.qkv, &blk.attn_out, &blk.cross_query, &blk.cross_out, &blk.mlp_in, &blk.mlp_out})
+      bytes += l->weight_bytes();
+  return bytes;
 }
 
+WhisperModel assemble_whisper_model(ModelData&& data) { return assemble(std::move(data), std::nullopt); }
+
 WhisperModel build_whisper_model(ModelData&& data, ComputeType compute_type) {
-  WhisperModel m = assemble_whisper_model(std::move(data));
-  convert_whisper_model(m, compute_type);
-  return m;
+  return assemble(std::move(data), compute_type);
 }
 
 }  // namespace auris

@@ -59,13 +59,14 @@ struct WhisperModel {
   size_t decode_weight_bytes() const;
 };
 
-// Consumes the loader's canonical weights (moved, not copied) into the runtime layout (fused QKV,
-// one cross K/V projection for all layers), still fp32. Throws auris::Error on shape errors.
-WhisperModel assemble_whisper_model(ModelData&& data);
-// Converts the weights to the compute type for the CPU kernels: the encoder's and the cross K/V
+// Consumes the loader's canonical weights (moved, not copied, each decoded as it is taken) into the
+// runtime layout (fused QKV, one cross K/V projection for all layers) and converts each part to the
+// compute type for the CPU kernels as soon as it is assembled: the encoder's and the cross K/V
 // projection's packed for the many-row GEMM, the decoder's for the decode step's weight streaming.
-void convert_whisper_model(WhisperModel& model, ComputeType compute_type);
-// Both.
+// The peak memory of a load is then the converted model plus one fp32 tensor. Throws auris::Error on
+// shape errors.
 WhisperModel build_whisper_model(ModelData&& data, ComputeType compute_type = ComputeType::kFloat32);
+// The same layout kept in fp32, for the CUDA upload.
+WhisperModel assemble_whisper_model(ModelData&& data);
 
 }  // namespace auris
