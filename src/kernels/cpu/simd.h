@@ -25,6 +25,13 @@ using Vec = __m256;
 inline Vec zero() { return _mm256_setzero_ps(); }
 inline Vec set1(float x) { return _mm256_set1_ps(x); }
 inline Vec load(const float* p) { return _mm256_loadu_ps(p); }
+// A load the compiler keeps in a register. A vector used by several FMAs is otherwise loaded again as
+// each one's memory operand, and a kernel whose FMAs share their operands then waits on the loads.
+inline Vec load_to_register(const float* p) {
+  Vec v = _mm256_loadu_ps(p);
+  __asm__("" : "+x"(v));
+  return v;
+}
 inline void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
 inline Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
 inline Vec sub(Vec a, Vec b) { return _mm256_sub_ps(a, b); }
@@ -113,6 +120,7 @@ struct Vec {
 inline Vec zero() { return {0.0f}; }
 inline Vec set1(float x) { return {x}; }
 inline Vec load(const float* p) { return {*p}; }
+inline Vec load_to_register(const float* p) { return {*p}; }
 inline void store(float* p, Vec v) { *p = v.x; }
 inline Vec add(Vec a, Vec b) { return {a.x + b.x}; }
 inline Vec sub(Vec a, Vec b) { return {a.x - b.x}; }

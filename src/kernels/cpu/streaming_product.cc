@@ -18,16 +18,18 @@ constexpr int L = simd::kLanes;
 constexpr long kParallelWeights = 1 << 16;
 // Input rows sharing one pass over a weight row (register blocking: 8 accumulators).
 constexpr int kRowBlock = 8;
-// How far ahead of its reads a product of several rows (a beam step) prefetches fp32/fp16/bf16
-// weights. With a few rows the arithmetic per weight byte grows, and the hardware prefetcher alone no
-// longer keeps the stream from memory busy (docs/BENCHMARKS.md, "Beam steps"). One row streams at the
-// bandwidth floor without help, and int8's kernel, a prefetch per 16 bytes, ran slower with it.
+// How far ahead of its reads dot_rows prefetches fp32/fp16/bf16 weights for several rows (7 or 8, and
+// the columns dot_columns' passes leave over). With a few rows the arithmetic per weight byte grows,
+// and the hardware prefetcher alone no longer keeps the stream from memory busy (docs/BENCHMARKS.md,
+// "Beam steps"). One row streams at the bandwidth floor without help, and int8's kernel, a prefetch
+// per 16 bytes, ran slower with it.
 constexpr int kPrefetchBytes = 2048;
 // Bytes of weights a column block may take so that it stays in L2 while row blocks pass over it.
 constexpr long kColumnBlockBytes = 192 << 10;
 
-// Requests the cache line `bytes` past p, which may lie past the end of the weights: computed as an
-// address, not as a pointer into them, and a prefetch never faults.
+// Requests the cache line `bytes` past p, which may lie past the end of the weights (the weights of
+// a column past the last): computed as an address, not as a pointer into them, and a prefetch never
+// faults.
 inline void prefetch_ahead(const void* p, long bytes) {
   __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) + bytes));
 }
@@ -40,7 +42,7 @@ struct Fp32Weights {
   int in;
   simd::Vec load(int col, int i) const { return simd::load(w + static_cast<size_t>(col) * in + i); }
   float scalar(int col, int i) const { return w[static_cast<size_t>(col) * in + i]; }
-  void prefetch(int col, int i) const { prefetch_ahead(w + static_cast<size_t>(col) * in, i * kBytes); }
+  void prefetch(int col, int i) const { prefetch_ahead(w, (static_cast<long>(col) * in + i) * kBytes); }
 };
 
 struct Fp16Weights {
@@ -49,7 +51,7 @@ struct Fp16Weights {
   int in;
   simd::Vec load(int col, int i) const { return simd::load_fp16(w + static_cast<size_t>(col) * in + i); }
   float scalar(int col, int i) const { return fp16_to_float(w[static_cast<size_t>(col) * in + i]); }
-  void prefetch(int col, int i) const { prefetch_ahead(w + static_cast<size_t>(col) * in, i * kBytes); }
+  void prefetch(int col, int i) const { prefetch_ahead(w, (static_cast<long>(col) * in + i) * kBytes); }
 };
 
 struct Bf16Weights {
@@ -58,7 +60,7 @@ struct Bf16Weights {
   int in;
   simd::Vec load(int col, int i) const { return simd::load_bf16(w + static_cast<size_t>(col) * in + i); }
   float scalar(int col, int i) const { return bf16_to_float(w[static_cast<size_t>(col) * in + i]); }
-  void prefetch(int col, int i) const { prefetch_ahead(w + static_cast<size_t>(col) * in, i * kBytes); }
+  void prefetch(int col, int i) const { prefetch_ahead(w, (static_cast<long>(col) * in + i) * kBytes); }
 };
 
 // sums[r] = <x row r, weight column col> for R rows. U independent accumulators per row hide the FMA
@@ -91,23 +93,81 @@ inline void dot_rows(const float* x, int ldx, int in, const Weights& w, int col,
   }
 }
 
+// Adjacent weight columns one pass of dot_columns takes for R rows: R*C accumulators, C weight
+// vectors and one vector of x within the 16 registers. One row keeps dot_rows, which streams at the
+// bandwidth floor; 7 and 8 rows leave no registers for a second column.
+constexpr int columns_per_pass(int rows) { return rows == 1 || rows > 6 ? 1 : (rows == 2 ? 4 : (rows == 3 ? 3 : 2)); }
+
+// sums[c * R + r] = <x row r, weight column col + c> for R rows and C adjacent columns. Each vector of
+// x goes into a register once and feeds C FMAs, one per column. dot_rows, one column at a time, loads
+// an x vector for every FMA: with a few rows the loads, not the FMAs, then bound a beam step's
+// products, which ran at 60% of the FMA peak with the weights in cache. Each cache line of weights
+// read prefetches the same line of the columns the next pass reads (kPrefetchBytes ahead fell short
+// for 2048 inputs).
+template <int R, int C, typename Weights>
+inline void dot_columns(const float* x, int ldx, int in, const Weights& w, int col, float* sums) {
+  constexpr int kLineElements = 64 / Weights::kBytes;
+  simd::Vec acc[C][R];
+  for (int c = 0; c < C; ++c)
+    for (int r = 0; r < R; ++r) acc[c][r] = simd::zero();
+  int i = 0;
+  for (; i + L <= in; i += L) {
+    if (i % kLineElements == 0)
+      for (int c = 0; c < C; ++c) w.prefetch(col + C + c, i);
+    simd::Vec wv[C];
+    for (int c = 0; c < C; ++c) wv[c] = w.load(col + c, i);
+    for (int r = 0; r < R; ++r) {
+      const simd::Vec xv = simd::load_to_register(x + static_cast<size_t>(r) * ldx + i);
+      for (int c = 0; c < C; ++c) acc[c][r] = simd::fmadd(wv[c], xv, acc[c][r]);
+    }
+  }
+  for (int c = 0; c < C; ++c)
+    for (int r = 0; r < R; ++r) sums[c * R + r] = simd::reduce_add(acc[c][r]);
+  for (; i < in; ++i)
+    for (int c = 0; c < C; ++c) {
+      const float wv = w.scalar(col + c, i);
+      for (int r = 0; r < R; ++r) sums[c * R + r] += wv * x[static_cast<size_t>(r) * ldx + i];
+    }
+}
+
+// Rows [r0, r0 + R) of output columns [c0, c1): columns_per_pass(R) columns at a time, the rest one
+// by one.
+template <int R, typename Weights>
+void columns_times_rows(const float* x, int ldx, int in, const Weights& w, int c0, int c1, int r0,
+                        const StreamingOutput& o) {
+  constexpr int C = columns_per_pass(R);
+  float sums[C * R];
+  auto write = [&](int col, int columns) {
+    for (int c = 0; c < columns; ++c) {
+      const float bias = o.bias ? o.bias[col + c] : 0.0f;
+      for (int r = 0; r < R; ++r) o.y[static_cast<size_t>(r0 + r) * o.ldy + col + c] = sums[c * R + r] + bias;
+    }
+  };
+  int col = c0;
+  if constexpr (C > 1) {
+    for (; col + C <= c1; col += C) {
+      dot_columns<R, C>(x, ldx, in, w, col, sums);
+      write(col, C);
+    }
+  }
+  for (; col < c1; ++col) {
+    dot_rows<R>(x, ldx, in, w, col, sums);
+    write(col, 1);
+  }
+}
+
 template <typename Weights>
 void columns_times_rows(const float* x, int nr, int ldx, int in, const Weights& w, int c0, int c1, int r0,
                         const StreamingOutput& o) {
-  float sums[kRowBlock];
-  for (int col = c0; col < c1; ++col) {
-    switch (nr) {
-      case 1: dot_rows<1>(x, ldx, in, w, col, sums); break;
-      case 2: dot_rows<2>(x, ldx, in, w, col, sums); break;
-      case 3: dot_rows<3>(x, ldx, in, w, col, sums); break;
-      case 4: dot_rows<4>(x, ldx, in, w, col, sums); break;
-      case 5: dot_rows<5>(x, ldx, in, w, col, sums); break;
-      case 6: dot_rows<6>(x, ldx, in, w, col, sums); break;
-      case 7: dot_rows<7>(x, ldx, in, w, col, sums); break;
-      default: dot_rows<8>(x, ldx, in, w, col, sums); break;
-    }
-    const float bias = o.bias ? o.bias[col] : 0.0f;
-    for (int r = 0; r < nr; ++r) o.y[static_cast<size_t>(r0 + r) * o.ldy + col] = sums[r] + bias;
+  switch (nr) {
+    case 1: return columns_times_rows<1>(x, ldx, in, w, c0, c1, r0, o);
+    case 2: return columns_times_rows<2>(x, ldx, in, w, c0, c1, r0, o);
+    case 3: return columns_times_rows<3>(x, ldx, in, w, c0, c1, r0, o);
+    case 4: return columns_times_rows<4>(x, ldx, in, w, c0, c1, r0, o);
+    case 5: return columns_times_rows<5>(x, ldx, in, w, c0, c1, r0, o);
+    case 6: return columns_times_rows<6>(x, ldx, in, w, c0, c1, r0, o);
+    case 7: return columns_times_rows<7>(x, ldx, in, w, c0, c1, r0, o);
+    default: return columns_times_rows<8>(x, ldx, in, w, c0, c1, r0, o);
   }
 }
 

@@ -1,6 +1,8 @@
 // The decode step's products: a handful of rows (one per beam) times a large weight matrix, whose
 // cost is reading the weights. Each kernel reads a weight row once, uses it for all input rows while
 // it sits in L1, and splits the output columns over the threads so each core streams its own share.
+// Two to six rows (a beam step) take adjacent weight rows two to four at a time, so that each vector
+// of activations loaded feeds one FMA per weight row.
 // Many input rows (a prefill) go by blocks of 8, over column blocks small enough to stay in L2.
 // The weights are stored in one of four forms:
 //  - fp32
