@@ -125,6 +125,38 @@ void scores_over_panel(const float* q, int ldq, const K* panel, int d, float sca
   }
 }
 
+// scores[i][j] = scale * <q_i, key j> for N queries over keys stored by row (the decoder's
+// self-attention cache, row stride ldk), four keys at a time: their partial sums meet in one tree of
+// horizontal adds. One key at a time, each product waited on its own chain of FMAs and then on its
+// own horizontal sum, and a beam step's self-attention scores took several times their arithmetic.
+template <int N>
+void scores_over_rows(const float* q, int ldq, const float* k, int ldk, int d, int n_kv, float scale, float* scores,
+                      int lds) {
+  const int vector_columns = d / L * L;
+  int j = 0;
+  for (; j + 4 <= n_kv; j += 4) {
+    const float* keys[4];
+    for (int u = 0; u < 4; ++u) keys[u] = k + static_cast<size_t>(j + u) * ldk;
+    for (int i = 0; i < N; ++i) {
+      const float* qi = q + static_cast<size_t>(i) * ldq;
+      simd::Vec acc[4] = {simd::zero(), simd::zero(), simd::zero(), simd::zero()};
+      for (int c = 0; c < vector_columns; c += L) {
+        const simd::Vec qv = simd::load_to_register(qi + c);
+        for (int u = 0; u < 4; ++u) acc[u] = simd::fmadd(qv, simd::load(keys[u] + c), acc[u]);
+      }
+      float sums[4];
+      simd::reduce_add4(acc[0], acc[1], acc[2], acc[3], sums);
+      for (int u = 0; u < 4; ++u) {
+        for (int c = vector_columns; c < d; ++c) sums[u] += qi[c] * keys[u][c];
+        scores[static_cast<size_t>(i) * lds + j + u] = sums[u] * scale;
+      }
+    }
+  }
+  for (; j < n_kv; ++j)
+    for (int i = 0; i < N; ++i)
+      scores[static_cast<size_t>(i) * lds + j] = dot(q + static_cast<size_t>(i) * ldq, k + static_cast<size_t>(j) * ldk, d) * scale;
+}
+
 // Scores of N queries over the panels holding keys [0, n_kv): row stride lds >= key_panel_capacity(n_kv);
 // the padding keys' scores are written too (and never read).
 template <int N, typename K>
@@ -235,10 +267,7 @@ void few_queries(const AttentionInput& in, int h, const HeadView& hv, int ldo, f
   } else if (in.keys_in_panels) {
     with_row_count(n, [&](auto N) { scores_over_panels<N>(hv.q, in.ldq, hv.k, d, n_kv, scale, nullptr, scores, lds); });
   } else {
-    for (int j = 0; j < n_kv; ++j) {
-      const float* k = hv.k + static_cast<size_t>(j) * in.ldk;
-      for (int i = 0; i < n; ++i) scores[static_cast<size_t>(i) * lds + j] = dot(hv.q + static_cast<size_t>(i) * in.ldq, k, d) * scale;
-    }
+    with_row_count(n, [&](auto N) { scores_over_rows<N>(hv.q, in.ldq, hv.k, in.ldk, d, n_kv, scale, scores, lds); });
   }
   softmax_rows(in, h, 0, n, n_kv, scores, lds, hv.value_scales);
   with_row_count(n, [&](auto N) {

@@ -56,6 +56,12 @@ TEST(Attention, MatchesDefinitionWithoutMask) { expect_matches_naive(7, 33, 4, 1
 TEST(Attention, MatchesDefinitionCausal) { expect_matches_naive(9, 9, 2, 8, 0, 0); }
 TEST(Attention, CausalWithCachedPrefix) { expect_matches_naive(3, 10, 3, 8, 7, 0); }
 TEST(Attention, StridedRows) { expect_matches_naive(5, 12, 2, 8, -1, 24); }
+// A decode step's keys by row go four at a time: key counts that leave one to three over, and a head
+// width that is not a whole number of vectors.
+TEST(Attention, FewQueriesOverKeysByRow) {
+  expect_matches_naive(5, 43, 2, 64, -1, 0);
+  expect_matches_naive(2, 22, 3, 12, -1, 4);
+}
 TEST(Attention, ManyQueriesRunHeadsInParallel) { expect_matches_naive(64, 80, 4, 16, -1, 0); }
 
 // Many queries: packed panels of keys, blocks of queries, chunks over threads, and a key count that is

@@ -58,6 +58,12 @@ inline float reduce_add(Vec v) {
   s = _mm_add_ss(s, _mm_movehdup_ps(s));
   return _mm_cvtss_f32(s);
 }
+// The lane sums of four vectors at once, out[u] = sum of v[u]'s lanes: one tree of horizontal adds
+// where four reduce_add calls would each run their own chain.
+inline void reduce_add4(Vec v0, Vec v1, Vec v2, Vec v3, float* out) {
+  const __m256 pairs = _mm256_hadd_ps(_mm256_hadd_ps(v0, v1), _mm256_hadd_ps(v2, v3));
+  _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(pairs), _mm256_extractf128_ps(pairs, 1)));
+}
 inline float reduce_max(Vec v) {
   __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   s = _mm_max_ps(s, _mm_movehl_ps(s, s));
@@ -134,6 +140,12 @@ inline Vec select_below(Vec x, float limit, Vec below, Vec v) { return x.x < lim
 inline Vec round_nearest(Vec x) { return {std::nearbyint(x.x)}; }
 inline Vec exp2_integer(Vec n) { return {std::ldexp(1.0f, static_cast<int>(n.x))}; }
 inline float reduce_add(Vec v) { return v.x; }
+inline void reduce_add4(Vec v0, Vec v1, Vec v2, Vec v3, float* out) {
+  out[0] = v0.x;
+  out[1] = v1.x;
+  out[2] = v2.x;
+  out[3] = v3.x;
+}
 inline float reduce_max(Vec v) { return v.x; }
 class DoubleSum {
  public:
