@@ -100,8 +100,8 @@ constexpr int columns_per_pass(int rows) { return rows == 1 || rows > 6 ? 1 : (r
 
 // sums[c * R + r] = <x row r, weight column col + c> for R rows and C adjacent columns. Each vector of
 // x goes into a register once and feeds C FMAs, one per column. dot_rows, one column at a time, loads
-// an x vector for every FMA: with a few rows the loads, not the FMAs, then bound a beam step's
-// products, which ran at 60% of the FMA peak with the weights in cache. Each cache line of weights
+// an x vector for every FMA (five rows: six loads per five FMAs), so the loads, not the FMAs, bound
+// a beam step's products (docs/BENCHMARKS.md, "weight rows two at a time"). Each cache line of weights
 // read prefetches the same line of the columns the next pass reads (kPrefetchBytes ahead fell short
 // for 2048 inputs).
 template <int R, int C, typename Weights>
