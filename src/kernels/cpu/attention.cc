@@ -16,7 +16,7 @@ namespace {
 
 constexpr int L = simd::kLanes;
 // Queries of one head per unit of parallel work in the many-query path.
-constexpr int kQueryChunk = 64;
+constexpr int kQueryChunk = 60;
 // Up to this many queries (a decode step's beams) run straight over the keys as they are stored.
 constexpr int kFewQueries = 8;
 // Keys per chunk of weighted_values (their fp32 value rows: 16 KB at d_head 64, within L1), and how
@@ -178,11 +178,7 @@ void weighted_values_block(const float* p, int lds, int n, const V* v, int ldv, 
   for (int i = 0; i < N; ++i)
     for (int u = 0; u < U; ++u)
       acc[i][u] = accumulate ? simd::load(out + static_cast<size_t>(i) * ldo + c0 + u * L) : simd::zero();
-  for (int j = 0; j < n; ++j) {
-    if (prefetch_bytes > 0 && j + kPrefetchRows < rows_left) {
-      const char* ahead = reinterpret_cast<const char*>(v + static_cast<size_t>(j + kPrefetchRows) * ldv);
-      for (int b = 0; b < prefetch_bytes; b += 64) __builtin_prefetch(ahead + b);
-    }
+  auto step = [&](int j) {
     const V* row = v + static_cast<size_t>(j) * ldv + c0;
     simd::Vec values[U];
     for (int u = 0; u < U; ++u) values[u] = load_any(row + u * L);
@@ -190,6 +186,17 @@ void weighted_values_block(const float* p, int lds, int n, const V* v, int ldv, 
       const simd::Vec w = simd::set1(p[static_cast<size_t>(i) * lds + j]);
       for (int u = 0; u < U; ++u) acc[i][u] = simd::fmadd(w, values[u], acc[i][u]);
     }
+  };
+  if (prefetch_bytes > 0) {
+    for (int j = 0; j < n; ++j) {
+      if (j + kPrefetchRows < rows_left) {
+        const char* ahead = reinterpret_cast<const char*>(v + static_cast<size_t>(j + kPrefetchRows) * ldv);
+        for (int b = 0; b < prefetch_bytes; b += 64) __builtin_prefetch(ahead + b);
+      }
+      step(j);
+    }
+  } else {
+    for (int j = 0; j < n; ++j) step(j);
   }
   for (int i = 0; i < N; ++i)
     for (int u = 0; u < U; ++u) simd::store(out + static_cast<size_t>(i) * ldo + c0 + u * L, acc[i][u]);
@@ -238,19 +245,34 @@ void weighted_values(const float* p, int lds, int n, const V* v, int ldv, int d,
   weighted_values_tail(p, lds, N, n, v, ldv, d, out, ldo);
 }
 
-// Softmax of each query's row over its visible keys; the keys it does not see (up to n_kv) get weight 0.
-// Head h's log-sum-exp of query i, when asked for, is kept. With value_scales (int8 values), weight j
-// is then multiplied by value row j's scale, which the weighted sums of the int8 rows need.
-void softmax_rows(const AttentionInput& in, int h, int q0, int n, int n_kv, float* scores, int lds,
-                  const float* value_scales) {
+// Softmax of each query's row over its visible keys, all but its division: weight j = exp(score j -
+// the row's max), and inverse_sums[i] = 1 / the row's sum, which divide_by_sums applies to the d_head
+// weighted sums instead of the n_kv weights: one pass over every key's weight fewer. The keys
+// a query does not see (up to n_kv) get weight 0. Head h's log-sum-exp of query i, when asked for,
+// is kept. With value_scales (int8 values), weight j is then multiplied by value row j's scale, which
+// the weighted sums of the int8 rows need.
+void exp_rows(const AttentionInput& in, int h, int q0, int n, int n_kv, float* scores, int lds,
+              const float* value_scales, float* inverse_sums) {
   for (int i = 0; i < n; ++i) {
     float* p = scores + static_cast<size_t>(i) * lds;
     const int visible = visible_keys(in, q0 + i);
     for (int j = visible; j < n_kv; ++j) p[j] = 0.0f;
-    const double log_sum_exp = softmax_inplace(p, visible);
-    if (in.log_sum_exp) in.log_sum_exp[static_cast<size_t>(q0 + i) * in.n_head + h] = log_sum_exp;
+    const ExpSum e = exp_from_max_inplace(p, visible);
+    inverse_sums[i] = static_cast<float>(1.0 / e.sum);
+    if (in.log_sum_exp) in.log_sum_exp[static_cast<size_t>(q0 + i) * in.n_head + h] = e.max + std::log(e.sum);
     if (value_scales)
       for (int j = 0; j < visible; ++j) p[j] *= value_scales[j];
+  }
+}
+
+// out row i [0, d) *= inverse_sums[i] for n rows: the softmax's division, on the weighted sums.
+void divide_by_sums(float* out, int ldo, int n, int d, const float* inverse_sums) {
+  for (int i = 0; i < n; ++i) {
+    float* o = out + static_cast<size_t>(i) * ldo;
+    const simd::Vec inverse = simd::set1(inverse_sums[i]);
+    int c = 0;
+    for (; c + L <= d; c += L) simd::store(o + c, simd::mul(simd::load(o + c), inverse));
+    for (; c < d; ++c) o[c] *= inverse_sums[i];
   }
 }
 
@@ -269,7 +291,8 @@ void few_queries(const AttentionInput& in, int h, const HeadView& hv, int ldo, f
   } else {
     with_row_count(n, [&](auto N) { scores_over_rows<N>(hv.q, in.ldq, hv.k, in.ldk, d, n_kv, scale, scores, lds); });
   }
-  softmax_rows(in, h, 0, n, n_kv, scores, lds, hv.value_scales);
+  float inverse_sums[kFewQueries];
+  exp_rows(in, h, 0, n, n_kv, scores, lds, hv.value_scales, inverse_sums);
   with_row_count(n, [&](auto N) {
     if (hv.v8)
       weighted_values<N>(scores, lds, n_kv, hv.v8, in.ldv, d, hv.out, ldo);
@@ -278,6 +301,7 @@ void few_queries(const AttentionInput& in, int h, const HeadView& hv, int ldo, f
     else
       weighted_values<N>(scores, lds, n_kv, hv.v, in.ldv, d, hv.out, ldo);
   });
+  divide_by_sums(hv.out, ldo, n, d, inverse_sums);
 }
 
 // Many queries (the encoder, a prefill) run the same register-blocked kernels as a decode step, over
@@ -341,7 +365,10 @@ void many_queries_unit(const AttentionInput& in, int h, const HeadView& hv, cons
                             std::min(kKeyTile, n_vis - t0), scale, head.key_scales ? head.key_scales + t0 : nullptr,
                             block_scores + t0, lds);
     });
-  each_block([&](auto, int q0, int n, int n_vis, float* block_scores) { softmax_rows(in, h, q0, n, n_vis, block_scores, lds, head.value_scales); });
+  float inverse_sums[kQueryChunk];
+  each_block([&](auto, int q0, int n, int n_vis, float* block_scores) {
+    exp_rows(in, h, q0, n, n_vis, block_scores, lds, head.value_scales, inverse_sums + (q0 - q_begin));
+  });
   for (int j0 = 0; j0 < n_vis_max || j0 == 0; j0 += kValueChunk)
     each_block([&](auto N, int q0, int, int n_vis, float* block_scores) {
       if (j0 >= n_vis && j0 > 0) return;
@@ -351,6 +378,7 @@ void many_queries_unit(const AttentionInput& in, int h, const HeadView& hv, cons
   each_block([&](auto N, int q0, int, int n_vis, float* block_scores) {
     weighted_values_tail(block_scores, lds, N, n_vis, head.values, head.ldv, d, hv.out + static_cast<size_t>(q0) * ldo, ldo);
   });
+  divide_by_sums(hv.out + static_cast<size_t>(q_begin) * ldo, ldo, q_end - q_begin, d, inverse_sums);
 }
 
 void many_queries(const AttentionInput& in, float* out, int ldo, std::vector<float>& scratch) {

@@ -2,11 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <limits>
 #include <random>
 #include <utility>
 
-#include "kernels/cpu/norm_activation.h"
 #include "model/half_float.h"
 
 namespace auris {
@@ -104,57 +102,6 @@ TEST(Linear, ConcatComputesThePartsInOneProduct) {
   for (int r = 0; r < 2; ++r) {
     for (int o = 0; o < 3; ++o) EXPECT_NEAR(yf[r * 5 + o], ya[r * 3 + o], 1e-6);
     for (int o = 0; o < 2; ++o) EXPECT_NEAR(yf[r * 5 + 3 + o], yb[r * 2 + o], 1e-6);
-  }
-}
-
-TEST(NormActivation, LayerNormGeluSoftmax) {
-  std::vector<float> x = {1, 2, 3, 4}, gamma = {1, 1, 2, 2}, beta = {0, 0, 1, 1}, y(4);
-  layer_norm(x.data(), 1, 4, gamma.data(), beta.data(), y.data());
-  const float inv = 1.0f / std::sqrt(1.25f + 1e-5f);
-  EXPECT_NEAR(y[0], -1.5f * inv, 1e-6);
-  EXPECT_NEAR(y[3], 2 * 1.5f * inv + 1, 1e-6);
-  std::vector<float> g = {0.0f, 1.0f, -1.0f};
-  gelu_inplace(g.data(), 3);
-  EXPECT_NEAR(g[1], 0.8413447f, 1e-6);  // x * Phi(x)
-  EXPECT_NEAR(g[2], -0.1586553f, 1e-6);
-  std::vector<float> s = {1.0f, 2.0f, -INFINITY};
-  softmax_inplace(s.data(), 3);
-  EXPECT_NEAR(s[0] + s[1], 1.0f, 1e-6);
-  EXPECT_EQ(s[2], 0.0f);
-}
-
-// The vectorised exp inside softmax stays within a few ulp of the C library's over a softmax's whole
-// input range (scores minus their maximum, down to where float underflows), and masked scores
-// (-inf) give exactly 0.
-TEST(NormActivation, SoftmaxExpMatchesLibm) {
-  std::vector<float> x;
-  for (float v = 0.0f; v > -87.0f; v -= 0.0371f) x.push_back(v);
-  std::vector<float> y = x;
-  softmax_inplace(y.data(), static_cast<int>(y.size()));
-  double sum = 0;
-  for (float v : x) sum += std::exp(double(v));
-  for (size_t i = 0; i < x.size(); ++i) {
-    const double expected = std::exp(double(x[i])) / sum;
-    ASSERT_NEAR(y[i], expected, expected * 4e-7 + 1.5e-45) << "x = " << x[i];  // + a subnormal step
-  }
-  std::vector<float> masked(32, 0.0f);
-  for (int i = 16; i < 32; ++i) masked[i] = -INFINITY;
-  softmax_inplace(masked.data(), 32);
-  for (int i = 0; i < 32; ++i) EXPECT_EQ(masked[i], i < 16 ? 1.0f / 16 : 0.0f) << i;
-}
-
-}  // namespace
-}  // namespace auris
-
-namespace auris {
-namespace {
-
-TEST(NormActivation, MaxValueOverVectorsAndTail) {
-  for (int n : {0, 1, 7, 8, 9, 51865}) {
-    std::vector<float> x(n, -std::numeric_limits<float>::infinity());
-    if (n > 0) x[n - 1] = 3.5f;  // in the scalar tail for most n
-    if (n > 2) x[n / 2] = 2.0f;
-    EXPECT_EQ(max_value(x.data(), n), n > 0 ? 3.5f : -std::numeric_limits<float>::infinity()) << n;
   }
 }
 

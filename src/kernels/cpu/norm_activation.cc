@@ -12,19 +12,22 @@ constexpr long kParallelElements = 1 << 15;
 }  // namespace
 
 void layer_norm(const float* x, int rows, int n, const float* gamma, const float* beta, float* y, float eps) {
+  constexpr int L = simd::kLanes;
+  const int vector_end = n / L * L;
 #pragma omp parallel for schedule(static) if (static_cast<long>(rows) * n >= kParallelElements)
   for (int r = 0; r < rows; ++r) {
     const float* xr = x + static_cast<long>(r) * n;
     float* yr = y + static_cast<long>(r) * n;
-    // Two passes in double: the reference's float32 result is within rounding of this.
-    double mean = 0.0;
-    for (int i = 0; i < n; ++i) mean += xr[i];
-    mean /= n;
-    double var = 0.0;
-    for (int i = 0; i < n; ++i) {
-      double d = xr[i] - mean;
-      var += d * d;
-    }
+    // Two passes in double lanes: the reference's float32 result is within rounding of this.
+    simd::DoubleSum sum;
+    for (int i = 0; i < vector_end; i += L) sum.add(simd::load(xr + i));
+    double total = sum.total();
+    for (int i = vector_end; i < n; ++i) total += xr[i];
+    const double mean = total / n;
+    simd::DoubleSum squares;
+    for (int i = 0; i < vector_end; i += L) squares.add_squared_difference(simd::load(xr + i), mean);
+    double var = squares.total();
+    for (int i = vector_end; i < n; ++i) var += (xr[i] - mean) * (xr[i] - mean);
     var /= n;
     const float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
     const float m = static_cast<float>(mean);
@@ -54,7 +57,7 @@ float max_value(const float* x, long n) {
   return max;
 }
 
-double softmax_inplace(float* x, int n) {
+ExpSum exp_from_max_inplace(float* x, int n) {
   constexpr int L = simd::kLanes;
   const float max = max_value(x, n);
   int i = 0;
@@ -71,10 +74,17 @@ double softmax_inplace(float* x, int n) {
     x[i] = std::exp(x[i] - max);
     sum += x[i];
   }
-  const simd::Vec inv = simd::set1(static_cast<float>(1.0 / sum));
-  for (i = 0; i + L <= n; i += L) simd::store(x + i, simd::mul(simd::load(x + i), inv));
-  for (; i < n; ++i) x[i] *= static_cast<float>(1.0 / sum);
-  return max + std::log(sum);
+  return {max, sum};
+}
+
+double softmax_inplace(float* x, int n) {
+  constexpr int L = simd::kLanes;
+  const ExpSum e = exp_from_max_inplace(x, n);
+  const float inverse = static_cast<float>(1.0 / e.sum);
+  int i = 0;
+  for (; i + L <= n; i += L) simd::store(x + i, simd::mul(simd::load(x + i), simd::set1(inverse)));
+  for (; i < n; ++i) x[i] *= inverse;
+  return e.max + std::log(e.sum);
 }
 
 }  // namespace auris

@@ -14,6 +14,15 @@ void add_inplace(float* y, const float* x, long count);
 // it was, which merges softmaxes over parts of a row (attention over a shared prefix and a suffix).
 double softmax_inplace(float* x, int n);
 
+// A row's largest value and the sum of exp(x - max) over it.
+struct ExpSum {
+  float max;
+  double sum;
+};
+// Softmax without its last pass: x[j] = exp(x[j] - max), left unnormalised. Attention divides its
+// weighted sums by the row's sum instead (d_head values where softmax would scale every key's weight).
+ExpSum exp_from_max_inplace(float* x, int n);
+
 // The largest of n values (-inf for none).
 float max_value(const float* x, long n);
 

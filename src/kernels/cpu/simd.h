@@ -64,6 +64,8 @@ inline void reduce_add4(Vec v0, Vec v1, Vec v2, Vec v3, float* out) {
   const __m256 pairs = _mm256_hadd_ps(_mm256_hadd_ps(v0, v1), _mm256_hadd_ps(v2, v3));
   _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(pairs), _mm256_extractf128_ps(pairs, 1)));
 }
+// Whether any lane is greater than t (NaN lanes are not).
+inline bool any_greater(Vec v, float t) { return _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_set1_ps(t), _CMP_GT_OQ)) != 0; }
 inline float reduce_max(Vec v) {
   __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   s = _mm_max_ps(s, _mm_movehl_ps(s, s));
@@ -77,6 +79,14 @@ class DoubleSum {
   void add(Vec v) {
     lo_ = _mm256_add_pd(lo_, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
     hi_ = _mm256_add_pd(hi_, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+  }
+  // Adds (v - center)^2 lane by lane, difference and square in double: a variance's sum.
+  void add_squared_difference(Vec v, double center) {
+    const __m256d c = _mm256_set1_pd(center);
+    const __m256d lo = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), c);
+    const __m256d hi = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), c);
+    lo_ = _mm256_fmadd_pd(lo, lo, lo_);
+    hi_ = _mm256_fmadd_pd(hi, hi, hi_);
   }
   double total() const {
     const __m256d s = _mm256_add_pd(lo_, hi_);
@@ -146,10 +156,15 @@ inline void reduce_add4(Vec v0, Vec v1, Vec v2, Vec v3, float* out) {
   out[2] = v2.x;
   out[3] = v3.x;
 }
+inline bool any_greater(Vec v, float t) { return v.x > t; }
 inline float reduce_max(Vec v) { return v.x; }
 class DoubleSum {
  public:
   void add(Vec v) { sum_ += v.x; }
+  void add_squared_difference(Vec v, double center) {
+    const double d = v.x - center;
+    sum_ += d * d;
+  }
   double total() const { return sum_; }
 
  private:
