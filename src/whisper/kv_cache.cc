@@ -14,6 +14,30 @@
 
 namespace auris {
 
+namespace {
+
+// Rows [t0, t0 + rows) of one head's keys or values, from the projection's chunk (row t - t0 at
+// src + (t - t0) * ld, d components), into the cache's layout at dst: keys into panels of
+// [d x kKeyPanel] (t0 a whole number of panels), values by row. convert(value, t - t0) gives the
+// stored element. Panel by panel, each component's kKeyPanel keys are written as one run, where key
+// by key every component went to its own cache line.
+template <typename T, typename Convert>
+void regroup_rows(const float* src, size_t ld, int t0, int rows, int d, bool is_key, T* dst, Convert convert) {
+  if (!is_key) {
+    for (int t = 0; t < rows; ++t)
+      for (int c = 0; c < d; ++c) dst[static_cast<size_t>(t0 + t) * d + c] = convert(src[t * ld + c], t);
+    return;
+  }
+  for (int p0 = 0; p0 < rows; p0 += kKeyPanel) {
+    const int n = std::min(kKeyPanel, rows - p0);
+    T* panel = dst + static_cast<size_t>((t0 + p0) / kKeyPanel) * d * kKeyPanel;
+    for (int c = 0; c < d; ++c)
+      for (int j = 0; j < n; ++j) panel[c * kKeyPanel + j] = convert(src[(p0 + j) * ld + c], p0 + j);
+  }
+}
+
+}  // namespace
+
 void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) {
   n_ctx_ = model.dims.n_audio_ctx;
   width_ = model.dims.n_text_state;
@@ -25,21 +49,23 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
   const size_t size = static_cast<size_t>(capacity_) * projected_width;
   const bool int8 = model.compute_type == ComputeType::kInt8;
   const bool half = !int8 && model.compute_type != ComputeType::kFloat32;
-  // Zeros: the last panel's padding keys are multiplied (their scores are never read), and zeros keep
-  // them free of NaN and denormals. On huge pages: every decode step reads all of it.
+  // Zeros when first allocated: the last panel's padding keys are multiplied (their scores are never
+  // read), and zeros keep them free of NaN and denormals. No window writes them, so the next windows
+  // overwrite the rest in place. On huge pages: every decode step reads all of it.
   auto take = [size](auto& storage, bool used) {
     using Storage = std::decay_t<decltype(storage)>;
     if (!used) return Storage().swap(storage);
+    if (storage.size() == size) return;
     reserve_on_huge_pages(storage, size);
     storage.assign(size, 0);
   };
   take(data_, !half && !int8);
   take(half_, half);
   take(quantized_, int8);
-  if (int8)
-    scales_.assign(size / d_head_, 0.0f);
-  else
+  if (!int8)
     std::vector<float>().swap(scales_);
+  else if (scales_.size() != size / d_head_)
+    scales_.assign(size / d_head_, 0.0f);
   // The projection runs over chunks of 512 rows into a small buffer (large-v3's whole output would be
   // 0.5 GB twice over; smaller chunks would re-pack the weights too often), each chunk regrouped
   // from [row][layer][K|V][head][d] into [layer][K|V][head]: keys into panels of [d][kKeyPanel rows],
@@ -52,29 +78,29 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
     projection.forward(encoder_out + static_cast<size_t>(t0) * width_, rows, projected_.data());
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) {
-      const size_t at = static_cast<size_t>(b) * capacity_ * d_head_;
       const float* src = projected_.data() + static_cast<size_t>(b) * d_head_;
+      const size_t at = static_cast<size_t>(b) * capacity_ * d_head_;
       const bool is_key = (b / n_head) % 2 == 0;
-      for (int t = 0; t < rows; ++t) {
-        const float* row = src + static_cast<size_t>(t) * projected_width;
-        const int pos = t0 + t;
-        float inverse_scale = 0.0f;
-        if (int8) {
+      auto regroup = [&](auto* dst, auto convert) {
+        regroup_rows(src, projected_width, t0, rows, d_head_, is_key, dst + at, convert);
+      };
+      if (int8) {
+        thread_local std::vector<float> inverse_scales;
+        inverse_scales.resize(rows);
+        for (int t = 0; t < rows; ++t) {
+          const float* row = src + static_cast<size_t>(t) * projected_width;
           float largest = 0.0f;
           for (int c = 0; c < d_head_; ++c) largest = std::max(largest, std::fabs(row[c]));
-          scales_[static_cast<size_t>(b) * capacity_ + pos] = largest / 127.0f;
-          if (largest > 0.0f) inverse_scale = 127.0f / largest;
+          scales_[static_cast<size_t>(b) * capacity_ + t0 + t] = largest / 127.0f;
+          inverse_scales[t] = largest > 0.0f ? 127.0f / largest : 0.0f;
         }
-        for (int c = 0; c < d_head_; ++c) {
-          const size_t i = at + (is_key ? (static_cast<size_t>(pos / kKeyPanel) * d_head_ + c) * kKeyPanel + pos % kKeyPanel
-                                        : static_cast<size_t>(pos) * d_head_ + c);
-          if (int8)
-            quantized_[i] = static_cast<int8_t>(std::clamp(std::nearbyint(row[c] * inverse_scale), -127.0f, 127.0f));
-          else if (half)
-            half_[i] = float_to_fp16(row[c]);
-          else
-            data_[i] = row[c];
-        }
+        regroup(quantized_.data(), [&](float v, int t) {
+          return static_cast<int8_t>(std::clamp(std::nearbyint(v * inverse_scales[t]), -127.0f, 127.0f));
+        });
+      } else if (half) {
+        regroup(half_.data(), [](float v, int) { return float_to_fp16(v); });
+      } else {
+        regroup(data_.data(), [](float v, int) { return v; });
       }
     }
   }

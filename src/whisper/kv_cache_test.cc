@@ -6,6 +6,7 @@
 #include <random>
 
 #include "auris/error.h"
+#include "kernels/cpu/attention.h"
 #include "model/model_test_util.h"
 
 namespace auris {
@@ -134,6 +135,46 @@ TEST(CrossKVCache, Int8RowsWithinHalfAStepOfFloat32) {
   EXPECT_EQ(quantised.bytes(), exact.bytes() / 4 + exact.bytes() / d_head);
   EXPECT_EQ(quantised.bytes(), CrossKVCache::storage_bytes(dims, ComputeType::kInt8));
   EXPECT_EQ(exact.bytes(), CrossKVCache::storage_bytes(dims, ComputeType::kFloat32));
+}
+
+// The float32 cross cache holds the projection of the window's encoder output, each head's keys in
+// panels and its values by row, across the projection's chunks of rows. A second window overwrites
+// every key and value in place, and the last panel's padding stays zero.
+TEST(CrossKVCache, HoldsTheProjectionInPanelsWindowAfterWindow) {
+  const WhisperModel model = build_whisper_model(test::synthetic_model(), ComputeType::kFloat32);
+  const ModelDims& dims = model.dims;
+  const int n_ctx = dims.n_audio_ctx, n_head = dims.n_text_head, d_head = dims.n_text_state / n_head;
+  const int projected_width = model.cross_kv_all_layers.out_features();
+  std::mt19937 rng(9);
+  std::normal_distribution<float> dist;
+  CrossKVCache cache;
+  for (int window = 0; window < 2; ++window) {
+    std::vector<float> encoder_out(static_cast<size_t>(n_ctx) * dims.n_audio_state);
+    for (float& x : encoder_out) x = dist(rng);
+    std::vector<float> projected(static_cast<size_t>(n_ctx) * projected_width);
+    model.cross_kv_all_layers.forward(encoder_out.data(), n_ctx, projected.data());
+    cache.compute(model, encoder_out.data());
+    const int capacity = key_panel_capacity(n_ctx);
+    ASSERT_GT(capacity, n_ctx) << "the synthetic model should leave padding keys";
+    for (int l = 0; l < dims.n_text_layer; ++l)
+      for (int h = 0; h < n_head; ++h) {
+        const float* keys = cache.keys(l) + h * cache.head_stride();
+        const float* values = cache.values(l) + h * cache.head_stride();
+        const size_t key_column = static_cast<size_t>((2 * l) * n_head + h) * d_head;
+        const size_t value_column = static_cast<size_t>((2 * l + 1) * n_head + h) * d_head;
+        for (int t = 0; t < capacity; ++t)
+          for (int c = 0; c < d_head; ++c) {
+            const float key = keys[(static_cast<size_t>(t / kKeyPanel) * d_head + c) * kKeyPanel + t % kKeyPanel];
+            const float value = values[static_cast<size_t>(t) * d_head + c];
+            const float* row = projected.data() + static_cast<size_t>(t) * projected_width;
+            // Within rounding: the cache projects its rows in chunks, which sgemm may block differently.
+            const float expected_key = t < n_ctx ? row[key_column + c] : 0.0f;
+            const float expected_value = t < n_ctx ? row[value_column + c] : 0.0f;
+            ASSERT_NEAR(key, expected_key, 1e-5f * (1 + std::fabs(expected_key))) << "window " << window << " layer " << l << " head " << h << " key " << t;
+            ASSERT_NEAR(value, expected_value, 1e-5f * (1 + std::fabs(expected_value))) << "window " << window << " layer " << l << " head " << h << " value " << t;
+          }
+      }
+  }
 }
 
 }  // namespace
