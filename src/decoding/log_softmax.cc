@@ -31,9 +31,7 @@ double sum_exp_shifted(std::span<const float> values, float shift) {
 double log_sum_exp(std::span<const float> values) {
   const float m = max_of(values);
   if (std::isinf(m) && m < 0) return -std::numeric_limits<double>::infinity();
-  double sum = 0.0;
-  for (float v : values) sum += std::exp(static_cast<double>(v) - m);
-  return m + std::log(sum);
+  return m + std::log(sum_exp_shifted(values, m));
 }
 
 void log_softmax(std::span<const float> logits, std::span<float> out) {

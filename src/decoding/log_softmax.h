@@ -9,7 +9,8 @@ namespace auris {
 void log_softmax(std::span<const float> logits, std::span<float> out);
 // Probability of token `index` under softmax(logits).
 double softmax_probability(std::span<const float> logits, int index);
-// log(sum(exp(x))) over the span; -inf when every value is -inf.
+// log(sum(exp(x))) over the span, the exponentials in float and their sum in double; -inf when every
+// value is -inf.
 double log_sum_exp(std::span<const float> values);
 
 }  // namespace auris

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "decoding/log_softmax.h"
+#include "kernels/cpu/norm_activation.h"
 
 namespace auris {
 
@@ -94,9 +95,7 @@ void ApplyTimestampRules::apply(std::span<float> logits, int n_vocab, const Toke
   for (size_t k = 0; k < tokens.size(); ++k) {
     auto row = row_of(logits, n_vocab, k);
     const double timestamp_logsum = log_sum_exp(row.subspan(tb));
-    const auto text = row.first(tb);
-    const double max_text = text.empty() ? -std::numeric_limits<double>::infinity()
-                                          : *std::max_element(text.begin(), text.end());
+    const double max_text = max_value(row.data(), tb);  // -inf when there is no text token
     if (timestamp_logsum > max_text) mask_range(row, 0, tb);
   }
 }
