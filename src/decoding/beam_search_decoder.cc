@@ -19,11 +19,15 @@ struct Candidate {
   int source;
 };
 
-// Python `d[key] = value`: updates in place (keeping the position) or appends.
-template <typename Entry, typename Key>
-Entry* find_entry(std::vector<Entry>& entries, const Key& key, auto key_of) {
-  for (auto& e : entries)
-    if (key_of(e) == key) return &e;
+// Python `d[key] = value`: updates in place (keeping the position) or appends. The keys are token
+// sequences that share the window's prompt and most of their history, so they are compared from the
+// end, where they differ.
+template <typename Entry>
+Entry* find_entry(std::vector<Entry>& entries, const std::vector<int>& key, auto key_of) {
+  for (auto& e : entries) {
+    const std::vector<int>& k = key_of(e);
+    if (k.size() == key.size() && std::equal(k.rbegin(), k.rend(), key.rbegin())) return &e;
+  }
   return nullptr;
 }
 

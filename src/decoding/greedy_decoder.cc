@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "decoding/log_softmax.h"
+#include "kernels/cpu/norm_activation.h"
 
 namespace auris {
 
@@ -13,8 +14,7 @@ GreedyDecoder::GreedyDecoder(double temperature, int eot, std::uint64_t seed)
 
 int GreedyDecoder::sample(std::span<const float> row) {
   if (temperature_ == 0) {
-    // torch.argmax: the first of equal maxima.
-    return static_cast<int>(std::max_element(row.begin(), row.end()) - row.begin());
+    return static_cast<int>(argmax(row.data(), static_cast<long>(row.size())));  // the first of equal maxima
   }
   // Categorical(logits = logits / T): weights exp((x - max) / T); -inf has weight 0.
   const float t = static_cast<float>(temperature_);
@@ -34,7 +34,6 @@ int GreedyDecoder::sample(std::span<const float> row) {
 
 bool GreedyDecoder::update(TokenRows& tokens, std::span<const float> logits, int n_vocab,
                            std::vector<float>& sum_logprobs) {
-  std::vector<float> logprobs(n_vocab);
   bool completed = true;
   for (size_t k = 0; k < tokens.size(); ++k) {
     const auto row = logits.subspan(k * n_vocab, n_vocab);
@@ -43,8 +42,7 @@ bool GreedyDecoder::update(TokenRows& tokens, std::span<const float> logits, int
     if (ended) {
       next = eot_;  // finished rows neither change nor add log-probability
     } else {
-      log_softmax(row, logprobs);
-      sum_logprobs[k] += logprobs[next];
+      sum_logprobs[k] += log_softmax_at(row, next);
     }
     tokens[k].push_back(next);
     completed = completed && next == eot_;

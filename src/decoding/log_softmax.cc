@@ -40,6 +40,12 @@ void log_softmax(std::span<const float> logits, std::span<float> out) {
   for (size_t i = 0; i < logits.size(); ++i) out[i] = (logits[i] - m) - log_sum;
 }
 
+float log_softmax_at(std::span<const float> logits, int index) {
+  const float m = max_of(logits);
+  const float log_sum = static_cast<float>(std::log(sum_exp_shifted(logits, m)));
+  return (logits[index] - m) - log_sum;
+}
+
 double softmax_probability(std::span<const float> logits, int index) {
   const float m = max_of(logits);
   double sum = 0.0;

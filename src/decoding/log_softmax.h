@@ -7,6 +7,8 @@
 namespace auris {
 
 void log_softmax(std::span<const float> logits, std::span<float> out);
+// log_softmax(logits)[index], the same float arithmetic, without writing the row out.
+float log_softmax_at(std::span<const float> logits, int index);
 // Probability of token `index` under softmax(logits).
 double softmax_probability(std::span<const float> logits, int index);
 // log(sum(exp(x))) over the span, the exponentials in float and their sum in double; -inf when every

@@ -56,6 +56,7 @@ TEST(LogSoftmax, LogProbabilitiesMatchDoubleDefinitionAndSumToOne) {
     total += std::exp(static_cast<double>(out[i]));
   }
   EXPECT_NEAR(total, 1.0, 1e-5);
+  for (int index : {0, 1, 4242, 51864}) EXPECT_EQ(log_softmax_at(row, index), out[index]) << index;
   EXPECT_NEAR(softmax_probability(row, 3), std::exp(row[3] - normaliser), 1e-9);
 }
 

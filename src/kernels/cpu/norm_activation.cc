@@ -57,6 +57,18 @@ float max_value(const float* x, long n) {
   return max;
 }
 
+long argmax(const float* x, long n) {
+  if (n <= 0) return 0;
+  constexpr int L = simd::kLanes;
+  const float max = max_value(x, n);
+  long i = 0;
+  for (; i + L <= n; i += L)
+    if (simd::any_equal(simd::load(x + i), max)) break;
+  for (; i < n; ++i)
+    if (x[i] == max) return i;
+  return 0;  // every value NaN
+}
+
 ExpSum exp_from_max_inplace(float* x, int n) {
   constexpr int L = simd::kLanes;
   const float max = max_value(x, n);

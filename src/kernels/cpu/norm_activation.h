@@ -25,5 +25,7 @@ ExpSum exp_from_max_inplace(float* x, int n);
 
 // The largest of n values (-inf for none).
 float max_value(const float* x, long n);
+// The index of the first of the largest values, as torch.argmax gives it (0 for n == 0).
+long argmax(const float* x, long n);
 
 }  // namespace auris

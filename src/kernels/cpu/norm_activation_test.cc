@@ -56,6 +56,24 @@ TEST(NormActivation, MaxValueOverVectorsAndTail) {
   }
 }
 
+// torch.argmax: the first of equal maxima, found in the vectors or in the scalar tail.
+TEST(NormActivation, ArgmaxGivesTheFirstOfEqualMaxima) {
+  for (int n : {1, 7, 8, 9, 51865}) {
+    std::vector<float> x(n);
+    for (int i = 0; i < n; ++i) x[i] = static_cast<float>(i % 13);
+    x[n - 1] = 50.0f;  // in the scalar tail for most n
+    EXPECT_EQ(argmax(x.data(), n), n - 1) << n;
+    if (n > 4) {
+      x[n / 2 + 1] = 50.0f;
+      x[n / 2] = 50.0f;
+      EXPECT_EQ(argmax(x.data(), n), n / 2) << n;
+    }
+  }
+  std::vector<float> suppressed(21, -INFINITY);
+  EXPECT_EQ(argmax(suppressed.data(), 21), 0);
+  EXPECT_EQ(argmax(nullptr, 0), 0);
+}
+
 // Layer norm against its definition in double, for widths with and without a scalar tail after the
 // vectors, on rows whose mean is large next to their spread (where a one-pass variance would cancel).
 TEST(NormActivation, LayerNormMatchesDoubleDefinition) {

@@ -66,6 +66,8 @@ inline void reduce_add4(Vec v0, Vec v1, Vec v2, Vec v3, float* out) {
 }
 // Whether any lane is greater than t (NaN lanes are not).
 inline bool any_greater(Vec v, float t) { return _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_set1_ps(t), _CMP_GT_OQ)) != 0; }
+// Whether any lane equals t.
+inline bool any_equal(Vec v, float t) { return _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_set1_ps(t), _CMP_EQ_OQ)) != 0; }
 inline float reduce_max(Vec v) {
   __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   s = _mm_max_ps(s, _mm_movehl_ps(s, s));
@@ -157,6 +159,7 @@ inline void reduce_add4(Vec v0, Vec v1, Vec v2, Vec v3, float* out) {
   out[3] = v3.x;
 }
 inline bool any_greater(Vec v, float t) { return v.x > t; }
+inline bool any_equal(Vec v, float t) { return v.x == t; }
 inline float reduce_max(Vec v) { return v.x; }
 class DoubleSum {
  public:
