@@ -15,7 +15,9 @@ namespace auris {
 namespace {
 
 constexpr int L = simd::kLanes;
-// Queries of one head per unit of parallel work in the many-query path.
+// Queries of one head per unit of parallel work in the many-query path: ten blocks of
+// kManyQueryBlock, so the encoder's 1500 queries leave no short block, whose kernel has fewer
+// accumulators.
 constexpr int kQueryChunk = 60;
 // Up to this many queries (a decode step's beams) run straight over the keys as they are stored.
 constexpr int kFewQueries = 8;
@@ -312,6 +314,7 @@ void few_queries(const AttentionInput& in, int h, const HeadView& hv, int ldo, f
 // calls per chunk of queries instead would repack the keys and values for every chunk and see an
 // inner dimension of only d_head; bench/levers.py times both ("the encoder's self-attention").
 constexpr int kManyQueryBlock = 6;
+static_assert(kQueryChunk % kManyQueryBlock == 0, "a unit of queries is whole blocks");
 // Keys per tile of many_queries_unit's scores pass: a multiple of kKeyPanel, whose panels stay in L1
 // (16 KB at d_head 64) while every block of the unit reads them.
 constexpr int kKeyTile = 64;
