@@ -1,5 +1,8 @@
 #include "test_support.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -41,6 +44,18 @@ std::string error_of(const std::function<void()>& f) {
     return e.what();
   }
   return "(no error)";
+}
+
+std::string error_of_with_stdin(const std::string& path, const std::function<void()>& f) {
+  const int file = ::open(path.c_str(), O_RDONLY);
+  if (file < 0) return "cannot open " + path + " for standard input";
+  const int saved_stdin = ::dup(0);
+  ::dup2(file, 0);
+  ::close(file);
+  const std::string error = error_of(f);
+  ::dup2(saved_stdin, 0);
+  ::close(saved_stdin);
+  return error;
 }
 
 }  // namespace auris::test

@@ -22,6 +22,9 @@ std::string fixtures_dir();
 std::string temp_dir();
 // The message of the auris::Error that f throws, or "(no error)".
 std::string error_of(const std::function<void()>& f);
+// error_of(f) with standard input reading the file at path ("/dev/null": an empty stream); standard
+// input is restored afterwards.
+std::string error_of_with_stdin(const std::string& path, const std::function<void()>& f);
 
 }  // namespace auris::test
 

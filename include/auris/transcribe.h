@@ -134,9 +134,10 @@ class Transcriber {
   // Throws auris::Error for an empty buffer, another rate, or invalid options.
   Transcript transcribe(std::span<const float> samples, int sample_rate, const TranscribeOptions& options = {});
 
-  // Transcribes an audio file ("-" = stdin) of any length with bounded memory: the audio is decoded
-  // and its log-mel streamed window by window, never held whole. Throws auris::Error for unreadable
-  // or empty audio.
+  // Transcribes an audio file ("-" = stdin) of any length with bounded memory: the log-mel of up to
+  // about 35 minutes is kept from one reading of the audio; longer audio is decoded again and its
+  // log-mel streamed window by window, never held whole. Throws auris::Error for unreadable or empty
+  // audio.
   Transcript transcribe_file(const std::string& path, const TranscribeOptions& options = {});
 
   // Decodes the first 30 s as one window, as openai/whisper's decode() on that window's log-mel.

@@ -1,11 +1,9 @@
 #include "audio/audio_file.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <cmath>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 
@@ -78,22 +76,8 @@ TEST(LoadAudio, ResamplesEightKilohertzToSixteen) {
 TEST(LoadAudio, ReadsStandardInput) {
   AURIS_REQUIRE_SHARED_DATA(data);
   const std::string path = data + "/audio/jfk.flac";
-  const int file = ::open(path.c_str(), O_RDONLY);
-  ASSERT_GE(file, 0);
-  const int saved_stdin = ::dup(0);
-  ASSERT_GE(saved_stdin, 0);
-  ::dup2(file, 0);
-  ::close(file);
   std::vector<float> samples;
-  std::string error;
-  try {
-    samples = load_audio("-");
-  } catch (const Error& e) {
-    error = e.what();
-  }
-  ::dup2(saved_stdin, 0);
-  ::close(saved_stdin);
-  ASSERT_EQ(error, "");
+  ASSERT_EQ(test::error_of_with_stdin(path, [&] { samples = load_audio("-"); }), "(no error)");
   expect_matches_reference(samples, test::reference_audio("audio/jfk.flac"));
 }
 
@@ -198,14 +182,8 @@ TEST(LoadAudioErrors, TruncatedToTheHeader) {
 }
 
 TEST(LoadAudioErrors, EmptyStandardInput) {
-  const int empty = ::open("/dev/null", O_RDONLY);
-  ASSERT_GE(empty, 0);
-  const int saved_stdin = ::dup(0);
-  ::dup2(empty, 0);
-  ::close(empty);
-  const std::string e = error_of("-");
-  ::dup2(saved_stdin, 0);
-  ::close(saved_stdin);
+  std::string e;
+  test::error_of_with_stdin("/dev/null", [&] { e = error_of("-"); });
   EXPECT_NE(e.find("standard input"), std::string::npos) << e;
 }
 

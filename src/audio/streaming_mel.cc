@@ -157,9 +157,12 @@ struct StreamingMel::Impl {
   std::string name;
   int n_mels = 0;
   SpoolFile spool;  // standard input's samples, for the second pass
+  size_t keep_bytes = 0;
   int64_t total_frames = 0;
   int content_frames = 0;
   float log_max = -std::numeric_limits<float>::infinity();
+  // Every frame of the first pass, scaled ([frame][mel]), when they fit in keep_bytes; else empty.
+  std::vector<float> kept;
 
   // Second pass: frames [produced - kChunkFrames, produced) in a ring, slot = frame % kChunkFrames.
   std::unique_ptr<SampleSource> source;
@@ -187,14 +190,33 @@ void StreamingMel::Impl::first_pass() {
   DecoderSource decoder(path, spool.get());
   FrameStream stream(decoder, n_mels);
   std::vector<float> scratch(static_cast<size_t>(n_mels));
+  const size_t keep_frames = keep_bytes / (static_cast<size_t>(n_mels) * sizeof(float));
+  bool keeping = keep_frames > 0;
   int64_t frames = 0;
-  while (stream.next(scratch.data(), log_max)) ++frames;
+  while (true) {
+    const bool into_kept = keeping && static_cast<size_t>(frames) < keep_frames;
+    if (into_kept) kept.resize(kept.size() + n_mels);
+    if (!stream.next(into_kept ? kept.data() + kept.size() - n_mels : scratch.data(), log_max)) {
+      if (into_kept) kept.resize(kept.size() - n_mels);  // the frame that did not come
+      break;
+    }
+    ++frames;
+    if (keeping && !into_kept) {  // one frame too many to keep: the windows will decode the file again
+      keeping = false;
+      std::vector<float>().swap(kept);
+    }
+  }
   if (frames > std::numeric_limits<int>::max()) {
     throw Error("audio too long for one log-mel spectrogram (" + std::to_string(stream.audio_samples()) +
                 " samples): split it into shorter pieces");
   }
   total_frames = frames;
   content_frames = static_cast<int>(stream.audio_samples() / kHopLength);
+  if (keeping) {
+    scale_log_mel(std::span<float>(kept), log_max);
+    spool.reset();  // standard input's frames are all here
+    return;
+  }
   if (spool && std::fflush(spool.get()) != 0) {
     throw Error(std::string("cannot write the temporary copy of standard input (") + std::strerror(errno) +
                 "): free space in the temporary directory ($TMPDIR or /tmp)");
@@ -224,8 +246,9 @@ void StreamingMel::Impl::produce(int64_t end, int offset) {
   }
 }
 
-StreamingMel::StreamingMel(const std::string& path, int n_mels) : impl_(std::make_unique<Impl>()) {
+StreamingMel::StreamingMel(const std::string& path, int n_mels, size_t keep_bytes) : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
+  impl_->keep_bytes = keep_bytes;
   impl_->name = path == "-" ? std::string("standard input") : path;
   impl_->n_mels = LogMelFrame(n_mels).n_mels();  // rejects unsupported n_mels before any decoding
   impl_->first_pass();
@@ -258,6 +281,13 @@ LogMel StreamingMel::window(int offset, int length) {
   window.data.assign(static_cast<size_t>(s.n_mels) * kChunkFrames, 0.0f);
   const int64_t available = std::clamp<int64_t>(std::min<int64_t>(length, s.total_frames - offset), 0, kChunkFrames);
   if (available == 0) return window;
+  if (!s.kept.empty()) {
+    for (int64_t i = 0; i < available; ++i) {
+      const float* frame = s.kept.data() + static_cast<size_t>(offset + i) * s.n_mels;
+      for (int m = 0; m < s.n_mels; ++m) window.data[static_cast<size_t>(m) * kChunkFrames + i] = frame[m];
+    }
+    return window;
+  }
   s.produce(offset + available, offset);
   // produced - kChunkFrames <= offset (the previous window started no later), so all are in the ring.
   for (int64_t i = 0; i < available; ++i) {

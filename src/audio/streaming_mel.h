@@ -1,10 +1,13 @@
-// The padded log-mel spectrogram of an audio file, streamed: memory stays flat however long the
+// The padded log-mel spectrogram of an audio file, streamed: memory stays bounded however long the
 // recording. openai clamps every value to (global max - 8), so the constructor reads the whole file
-// once to find that max and the length; windows then come from a second decoding through a ring of
-// at most one window's frames. Standard input is spooled (as s16) to an unlinked temporary file on
-// the first pass so the second can replay it.
+// once to find that max and the length. A recording whose frames fit in keep_bytes (the default: 35
+// minutes at 80 bins) keeps them from that pass, and its windows cost a copy. A longer one drops them
+// and its windows come from a second decoding through a ring of at most one window's frames;
+// standard input is spooled (as s16) to an unlinked temporary file on the first pass so the second
+// can replay it.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -16,7 +19,8 @@ class StreamingMel : public MelSource {
  public:
   // path: an audio file, or "-" for standard input. Throws auris::Error as load_audio does for
   // unreadable audio, and for n_mels other than 80/128.
-  StreamingMel(const std::string& path, int n_mels);
+  StreamingMel(const std::string& path, int n_mels, size_t keep_bytes = kDefaultKeepBytes);
+  static constexpr size_t kDefaultKeepBytes = size_t{64} << 20;
   ~StreamingMel() override;
   StreamingMel(const StreamingMel&) = delete;
   StreamingMel& operator=(const StreamingMel&) = delete;

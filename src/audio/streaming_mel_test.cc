@@ -1,8 +1,6 @@
 #include "audio/streaming_mel.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -54,13 +52,19 @@ void expect_same_windows(MelSource& streamed, MelSource& in_memory) {
   }
 }
 
+// Both ways a window is made: from the frames the first pass kept, and (keeping none) from a second
+// decoding of the file.
+constexpr size_t kKeepNothing = 0;
+
 void expect_streams_like_memory(const std::string& path, int n_mels) {
-  SCOPED_TRACE(path + ", " + std::to_string(n_mels) + " mels");
   const std::vector<float> samples = load_audio(path);
   InMemoryMel in_memory(samples, n_mels);
-  StreamingMel streamed(path, n_mels);
-  EXPECT_EQ(streamed.content_frames(), static_cast<int>(samples.size() / kHopLength));
-  expect_same_windows(streamed, in_memory);
+  for (size_t keep_bytes : {StreamingMel::kDefaultKeepBytes, kKeepNothing}) {
+    SCOPED_TRACE(path + ", " + std::to_string(n_mels) + " mels, keeping " + std::to_string(keep_bytes) + " bytes");
+    StreamingMel streamed(path, n_mels, keep_bytes);
+    EXPECT_EQ(streamed.content_frames(), static_cast<int>(samples.size() / kHopLength));
+    expect_same_windows(streamed, in_memory);
+  }
 }
 
 TEST(StreamingMel, EqualsInMemoryForJfk) {
@@ -121,28 +125,31 @@ TEST(StreamingMel, EqualsInMemoryAtLengthEdges) {
   }
 }
 
-// Standard input is read once: the windows come from the spool after stdin is gone.
+// Standard input is read once: the windows come from the kept frames, or from the spool, after
+// stdin is gone.
 TEST(StreamingMel, ReadsStandardInputOnce) {
   AURIS_REQUIRE_SHARED_DATA(data);
   const std::string path = data + "/audio/jfk.flac";
-  const int file = ::open(path.c_str(), O_RDONLY);
-  ASSERT_GE(file, 0);
-  const int saved_stdin = ::dup(0);
-  ASSERT_GE(saved_stdin, 0);
-  ::dup2(file, 0);
-  ::close(file);
-  std::unique_ptr<StreamingMel> streamed;
-  std::string error;
-  try {
-    streamed = std::make_unique<StreamingMel>("-", 80);
-  } catch (const Error& e) {
-    error = e.what();
-  }
-  ::dup2(saved_stdin, 0);
-  ::close(saved_stdin);
-  ASSERT_EQ(error, "");
   InMemoryMel in_memory(load_audio(path), 80);
-  expect_same_windows(*streamed, in_memory);
+  for (size_t keep_bytes : {StreamingMel::kDefaultKeepBytes, kKeepNothing}) {
+    SCOPED_TRACE("keeping " + std::to_string(keep_bytes) + " bytes");
+    std::unique_ptr<StreamingMel> streamed;
+    ASSERT_EQ(test::error_of_with_stdin(path, [&] { streamed = std::make_unique<StreamingMel>("-", 80, keep_bytes); }),
+              "(no error)");
+    expect_same_windows(*streamed, in_memory);
+  }
+}
+
+// A recording one frame too long to keep is decoded again for its windows, bit for bit the same.
+TEST(StreamingMel, KeepsFramesOnlyWithinItsBudget) {
+  const std::string path = write_wav(test::temp_dir() + "/budget.wav", 48000);
+  InMemoryMel in_memory(load_audio(path), 80);
+  const size_t frames = static_cast<size_t>(in_memory.content_frames()) + kChunkFrames;
+  for (size_t keep_frames : {frames - 1, frames}) {
+    SCOPED_TRACE("room for " + std::to_string(keep_frames) + " of " + std::to_string(frames) + " frames");
+    StreamingMel streamed(path, 80, keep_frames * 80 * sizeof(float));
+    expect_same_windows(streamed, in_memory);
+  }
 }
 
 TEST(StreamingMel, OffsetsThatGoBackAreAnError) {
@@ -202,13 +209,8 @@ TEST(StreamingMel, ErrorsAreLoadAudios) {
 
 TEST(StreamingMel, EmptyStandardInputIsLoadAudiosError) {
   auto with_empty_stdin = [](auto&& f) {
-    const int empty = ::open("/dev/null", O_RDONLY);
-    const int saved_stdin = ::dup(0);
-    ::dup2(empty, 0);
-    ::close(empty);
-    const std::string e = f("-");
-    ::dup2(saved_stdin, 0);
-    ::close(saved_stdin);
+    std::string e;
+    test::error_of_with_stdin("/dev/null", [&] { e = f("-"); });
     return e;
   };
   const std::string streamed = with_empty_stdin(streaming_error);
