@@ -275,14 +275,13 @@ void vocabulary_projection() {
 }
 
 // A beam-5 step's self-attention over 6 layers, 160 prompt positions and 40 of each beam's own: the
-// prompt read once for all beams (kept in row 0 only) and merged with each beam's own positions, or
-// each beam reading its own copy of the whole prefix.
+// prompt read once for all beams (kept in row 0 only) followed by each beam's own positions, or each
+// beam reading its own copy of the whole prefix.
 void beam_self_attention() {
   constexpr int kHeads = 8, kHead = 64, kPrompt = 160, kOwn = 40, kCapacity = 448;
   constexpr int kLength = kPrompt + kOwn, kPosition = kLength - 1;
   struct Beams {
-    std::vector<float> q, keys, values, out, own;
-    std::vector<double> prompt_lse, own_lse;
+    std::vector<float> q, keys, values, out;
     std::vector<float> scratch;
     const float* at(const std::vector<float>& cache, int layer, int row, int position) const {
       return cache.data() + ((static_cast<size_t>(layer) * kBeams + row) * kCapacity + position) * kWidth;
@@ -293,24 +292,19 @@ void beam_self_attention() {
   b->keys = random_floats(static_cast<size_t>(kLayers) * kBeams * kCapacity * kWidth, 5);
   b->values = random_floats(b->keys.size(), 6);
   b->out.resize(static_cast<size_t>(kBeams) * kWidth);
-  b->own.resize(b->out.size());
-  b->prompt_lse.resize(static_cast<size_t>(kBeams) * kHeads);
-  b->own_lse.resize(b->prompt_lse.size());
   const int ldq = 3 * kWidth;
   add("beam_self_attention/shared_prompt_read_once", [=] {
     for (int l = 0; l < kLayers; ++l) {
-      auris::AttentionInput prompt{b->q.data(), ldq, kBeams, b->at(b->keys, l, 0, 0), kWidth, b->at(b->values, l, 0, 0),
-                                   kWidth, kPrompt, kHeads, kHead};
-      prompt.log_sum_exp = b->prompt_lse.data();
-      auris::attention(prompt, b->out.data(), kWidth, b->scratch);
+      const float* own_keys[kBeams];
+      const float* own_values[kBeams];
       for (int r = 0; r < kBeams; ++r) {
-        auris::AttentionInput own{b->q.data() + static_cast<size_t>(r) * ldq, ldq, 1, b->at(b->keys, l, r, kPrompt), kWidth,
-                                  b->at(b->values, l, r, kPrompt), kWidth, kOwn, kHeads, kHead, kPosition - kPrompt};
-        own.log_sum_exp = b->own_lse.data() + r * kHeads;
-        auris::attention(own, b->own.data() + static_cast<size_t>(r) * kWidth, kWidth, b->scratch);
+        own_keys[r] = b->at(b->keys, l, r, kPrompt);
+        own_values[r] = b->at(b->values, l, r, kPrompt);
       }
-      auris::merge_attention(b->out.data(), kWidth, b->prompt_lse.data(), b->own.data(), kWidth, b->own_lse.data(),
-                             kBeams, kHeads, kHead);
+      auris::attention_over_shared_prompt({b->q.data(), ldq, kBeams, b->at(b->keys, l, 0, 0), b->at(b->values, l, 0, 0),
+                                           kPrompt, own_keys, own_values, kOwn, kWidth, kHeads, kHead,
+                                           kPosition - kPrompt},
+                                          b->out.data(), kWidth, b->scratch);
     }
   }, 0, 0, true);
   add("beam_self_attention/whole_prefix_per_beam", [=] {

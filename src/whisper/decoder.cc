@@ -109,24 +109,18 @@ void Decoder::step_self_attention(int index, int n, int start, SelfKVCache& self
                 attended_.data() + static_cast<size_t>(r) * width, width, scratch_);
     return;
   }
-  // The prompt every row shares, read once for all rows; then each row's own positions; merged.
-  shared_log_sum_exp_.resize(static_cast<size_t>(n) * n_head);
-  own_log_sum_exp_.resize(static_cast<size_t>(n) * n_head);
-  own_attended_.resize(static_cast<size_t>(n) * width);
-  AttentionInput prompt{qkv_.data(), 3 * width, n, self.keys(index, 0), width, self.values(index, 0), width, shared,
-                        n_head, d_head};
-  prompt.log_sum_exp = shared_log_sum_exp_.data();
-  attention(prompt, attended_.data(), width, scratch_);
+  // The prompt every row shares is read once for all rows, then each row's own positions.
+  own_keys_.resize(n);
+  own_values_.resize(n);
   const size_t own_start = static_cast<size_t>(shared) * width;
   for (int r = 0; r < n; ++r) {
-    AttentionInput own{row_query(r), 3 * width, 1, self.keys(index, r) + own_start, width,
-                       self.values(index, r) + own_start, width, end - shared, n_head, d_head,
-                       /*causal_offset=*/start - shared};
-    own.log_sum_exp = own_log_sum_exp_.data() + static_cast<size_t>(r) * n_head;
-    attention(own, own_attended_.data() + static_cast<size_t>(r) * width, width, scratch_);
+    own_keys_[r] = self.keys(index, r) + own_start;
+    own_values_[r] = self.values(index, r) + own_start;
   }
-  merge_attention(attended_.data(), width, shared_log_sum_exp_.data(), own_attended_.data(), width,
-                  own_log_sum_exp_.data(), n, n_head, d_head);
+  attention_over_shared_prompt({qkv_.data(), 3 * width, n, self.keys(index, 0), self.values(index, 0), shared,
+                                own_keys_.data(), own_values_.data(), end - shared, width, n_head, d_head,
+                                /*own_causal_offset=*/start - shared},
+                               attended_.data(), width, scratch_);
 }
 
 void Decoder::capture_cross_scores(int layer, int n, const CrossKVCache& cross) {

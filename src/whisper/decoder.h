@@ -45,8 +45,7 @@ class Decoder {
   const std::vector<std::pair<int, int>>* capture_heads_ = nullptr;
   std::vector<float>* capture_out_ = nullptr;
   std::vector<float> x_, normed_, qkv_, attended_, projected_, hidden_, scratch_, gathered_;
-  std::vector<float> own_attended_;  // each row's attention over its own positions, before merging
-  std::vector<double> shared_log_sum_exp_, own_log_sum_exp_;
+  std::vector<const float*> own_keys_, own_values_;  // each row's positions after the shared prompt
   std::vector<float> head_keys_;  // an alignment head's cross keys, [d_head x n_ctx] fp32
 };
 

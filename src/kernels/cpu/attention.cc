@@ -85,17 +85,18 @@ int visible_keys(const AttentionInput& in, int i) {
   return in.causal_offset >= 0 ? std::min(in.n_kv, i + in.causal_offset + 1) : in.n_kv;
 }
 
+// <a, b> summed exactly as scores_over_rows sums each key of a group of four: one chain of FMAs over
+// the vectors, reduce_add4's tree across the lanes, then the columns past the last vector. A key's
+// score is then the same to the bit whether it falls in a group or among the last few, so a prefix
+// split in two (a shared prompt and each beam's own keys) scores as the whole does.
 float dot(const float* a, const float* b, int n) {
-  simd::Vec acc0 = simd::zero(), acc1 = simd::zero();
+  simd::Vec acc = simd::zero();
   int c = 0;
-  for (; c + 2 * L <= n; c += 2 * L) {
-    acc0 = simd::fmadd(simd::load(a + c), simd::load(b + c), acc0);
-    acc1 = simd::fmadd(simd::load(a + c + L), simd::load(b + c + L), acc1);
-  }
-  for (; c + L <= n; c += L) acc0 = simd::fmadd(simd::load(a + c), simd::load(b + c), acc0);
-  float sum = simd::reduce_add(simd::add(acc0, acc1));
-  for (; c < n; ++c) sum += a[c] * b[c];
-  return sum;
+  for (; c + L <= n; c += L) acc = simd::fmadd(simd::load_to_register(a + c), simd::load(b + c), acc);
+  float sums[4];
+  simd::reduce_add4(acc, simd::zero(), simd::zero(), simd::zero(), sums);
+  for (; c < n; ++c) sums[0] = std::fma(a[c], b[c], sums[0]);
+  return sums[0];
 }
 
 // scores[i][j] = scale * <q_i, key j> for N queries over one panel of kKeyPanel keys ([d x kKeyPanel]):
@@ -149,7 +150,7 @@ void scores_over_rows(const float* q, int ldq, const float* k, int ldk, int d, i
       float sums[4];
       simd::reduce_add4(acc[0], acc[1], acc[2], acc[3], sums);
       for (int u = 0; u < 4; ++u) {
-        for (int c = vector_columns; c < d; ++c) sums[u] += qi[c] * keys[u][c];
+        for (int c = vector_columns; c < d; ++c) sums[u] = std::fma(qi[c], keys[u][c], sums[u]);
         scores[static_cast<size_t>(i) * lds + j + u] = sums[u] * scale;
       }
     }
@@ -205,17 +206,17 @@ void weighted_values_block(const float* p, int lds, int n, const V* v, int ldv, 
 }
 
 // Keys [j0, j0 + nj) of weighted_values' sums, over the columns that fill whole vectors; with j0 > 0
-// the sums continue from what out holds. The first column block prefetches whole rows ahead when
-// `prefetch` is set (up to row n, the last one the sums read).
+// (or continue_sums) the sums continue from what out holds. The first column block prefetches whole
+// rows ahead when `prefetch` is set (up to row n, the last one the sums read).
 template <int N, typename V>
 void weighted_values_chunk(const float* p, int lds, int j0, int nj, int n, const V* v, int ldv, int d, float* out,
-                           int ldo, bool prefetch) {
+                           int ldo, bool prefetch, bool continue_sums = false) {
   constexpr int U = N == 1 ? 8 : (N == 2 ? 4 : (N <= 6 ? 2 : 1));  // N*U + U + 1 <= 16 registers
   const int vector_columns = d / L * L;
   const int row_bytes = prefetch ? d * static_cast<int>(sizeof(V)) : 0;
   const float* pj = p + j0;
   const V* vj = v + static_cast<size_t>(j0) * ldv;
-  const bool more = j0 > 0;
+  const bool more = j0 > 0 || continue_sums;
   int c0 = 0;
   for (; c0 + U * L <= vector_columns; c0 += U * L)
     weighted_values_block<N, U>(pj, lds, nj, vj, ldv, c0, out, ldo, more, c0 == 0 ? row_bytes : 0, n - j0);
@@ -223,13 +224,14 @@ void weighted_values_chunk(const float* p, int lds, int j0, int nj, int n, const
     weighted_values_block<N, 1>(pj, lds, nj, vj, ldv, c0, out, ldo, more, c0 == 0 ? row_bytes : 0, n - j0);
 }
 
-// The columns past the last whole vector (d_head not a multiple of the vector width), summed in order.
+// The columns past the last whole vector (d_head not a multiple of the vector width), summed in key
+// order with one FMA per key, as each lane of the vector columns is.
 template <typename V>
 void weighted_values_tail(const float* p, int lds, int n_rows, int n, const V* v, int ldv, int d, float* out, int ldo) {
   for (int c0 = d / L * L; c0 < d; ++c0)
     for (int i = 0; i < n_rows; ++i) {
       float sum = 0.0f;
-      for (int j = 0; j < n; ++j) sum += p[static_cast<size_t>(i) * lds + j] * scalar_any(v + static_cast<size_t>(j) * ldv + c0);
+      for (int j = 0; j < n; ++j) sum = std::fma(p[static_cast<size_t>(i) * lds + j], scalar_any(v + static_cast<size_t>(j) * ldv + c0), sum);
       out[static_cast<size_t>(i) * ldo + c0] = sum;
     }
 }
@@ -250,10 +252,9 @@ void weighted_values(const float* p, int lds, int n, const V* v, int ldv, int d,
 // Softmax of each query's row over its visible keys, all but its division: weight j = exp(score j -
 // the row's max), and inverse_sums[i] = 1 / the row's sum, which divide_by_sums applies to the d_head
 // weighted sums instead of the n_kv weights: one pass over every key's weight fewer. The keys
-// a query does not see (up to n_kv) get weight 0. Head h's log-sum-exp of query i, when asked for,
-// is kept. With value_scales (int8 values), weight j is then multiplied by value row j's scale, which
-// the weighted sums of the int8 rows need.
-void exp_rows(const AttentionInput& in, int h, int q0, int n, int n_kv, float* scores, int lds,
+// a query does not see (up to n_kv) get weight 0. With value_scales (int8 values), weight j is then
+// multiplied by value row j's scale, which the weighted sums of the int8 rows need.
+void exp_rows(const AttentionInput& in, int q0, int n, int n_kv, float* scores, int lds,
               const float* value_scales, float* inverse_sums) {
   for (int i = 0; i < n; ++i) {
     float* p = scores + static_cast<size_t>(i) * lds;
@@ -261,7 +262,6 @@ void exp_rows(const AttentionInput& in, int h, int q0, int n, int n_kv, float* s
     for (int j = visible; j < n_kv; ++j) p[j] = 0.0f;
     const ExpSum e = exp_from_max_inplace(p, visible);
     inverse_sums[i] = static_cast<float>(1.0 / e.sum);
-    if (in.log_sum_exp) in.log_sum_exp[static_cast<size_t>(q0 + i) * in.n_head + h] = e.max + std::log(e.sum);
     if (value_scales)
       for (int j = 0; j < visible; ++j) p[j] *= value_scales[j];
   }
@@ -281,7 +281,7 @@ void divide_by_sums(float* out, int ldo, int n, int d, const float* inverse_sums
 // All queries of one head (a decode step's few) against its keys, each key and value read once for
 // all the queries; masked keys get weight 0. BLAS would first pack whole K and V panels, which costs
 // more than the arithmetic itself. scores: [n_q x key_panel_capacity(n_kv)].
-void few_queries(const AttentionInput& in, int h, const HeadView& hv, int ldo, float* scores) {
+void few_queries(const AttentionInput& in, const HeadView& hv, int ldo, float* scores) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(in.d_head));
   const int d = in.d_head, n = in.n_q, n_kv = in.n_kv, lds = key_panel_capacity(n_kv);
   if (hv.k8) {
@@ -294,7 +294,7 @@ void few_queries(const AttentionInput& in, int h, const HeadView& hv, int ldo, f
     with_row_count(n, [&](auto N) { scores_over_rows<N>(hv.q, in.ldq, hv.k, in.ldk, d, n_kv, scale, scores, lds); });
   }
   float inverse_sums[kFewQueries];
-  exp_rows(in, h, 0, n, n_kv, scores, lds, hv.value_scales, inverse_sums);
+  exp_rows(in, 0, n, n_kv, scores, lds, hv.value_scales, inverse_sums);
   with_row_count(n, [&](auto N) {
     if (hv.v8)
       weighted_values<N>(scores, lds, n_kv, hv.v8, in.ldv, d, hv.out, ldo);
@@ -304,6 +304,50 @@ void few_queries(const AttentionInput& in, int h, const HeadView& hv, int ldo, f
       weighted_values<N>(scores, lds, n_kv, hv.v, in.ldv, d, hv.out, ldo);
   });
   divide_by_sums(hv.out, ldo, n, d, inverse_sums);
+}
+
+// One head of attention_over_shared_prompt: the queries' scores over the prompt (each key read once
+// for all of them) and each query's over its own keys, side by side in its row of scores; one softmax
+// per row over both; then the weighted sums over the prompt's values, continued over each query's own.
+// Every lane sums its keys in prefix order, as attention() over the whole prefix does.
+void shared_prompt_head(const SharedPromptInput& in, int h, int r0, int n, float* out, int ldo, float* scores) {
+  const int d = in.d_head, n_keys = in.n_prompt + in.n_own, lds = key_panel_capacity(n_keys);
+  const int seen_own = in.own_causal_offset < 0 ? in.n_own : std::min(in.n_own, in.own_causal_offset + 1);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  const size_t head = static_cast<size_t>(h) * d;
+  const float* q = in.q + static_cast<size_t>(r0) * in.ldq + head;
+  float* o = out + static_cast<size_t>(r0) * ldo + head;
+  const float* const* own_k = in.own_k + r0;
+  const float* const* own_v = in.own_v + r0;
+  with_row_count(n, [&](auto N) { scores_over_rows<N>(q, in.ldq, in.prompt_k + head, in.ld, d, in.n_prompt, scale, scores, lds); });
+  float inverse_sums[kFewQueries];
+  for (int i = 0; i < n; ++i) {
+    float* p = scores + static_cast<size_t>(i) * lds;
+    scores_over_rows<1>(q + static_cast<size_t>(i) * in.ldq, in.ldq, own_k[i] + head, in.ld, d, in.n_own, scale,
+                        p + in.n_prompt, lds);
+    const int seen = in.n_prompt + seen_own;
+    std::fill(p + seen, p + n_keys, 0.0f);
+    inverse_sums[i] = static_cast<float>(1.0 / exp_from_max_inplace(p, seen).sum);
+  }
+  with_row_count(n, [&](auto N) {
+    for (int j0 = 0; j0 < in.n_prompt; j0 += kValueChunk)
+      weighted_values_chunk<N>(scores, lds, j0, std::min(kValueChunk, in.n_prompt - j0), in.n_prompt, in.prompt_v + head,
+                               in.ld, d, o, ldo, true);
+  });
+  for (int i = 0; i < n; ++i) {
+    const float* p = scores + static_cast<size_t>(i) * lds + in.n_prompt;
+    float* oi = o + static_cast<size_t>(i) * ldo;
+    for (int j0 = 0; j0 < seen_own; j0 += kValueChunk)
+      weighted_values_chunk<1>(p, lds, j0, std::min(kValueChunk, seen_own - j0), seen_own, own_v[i] + head, in.ld, d,
+                               oi, ldo, true, /*continue_sums=*/in.n_prompt > 0);
+    for (int c = d / L * L; c < d; ++c) {  // as weighted_values_tail sums them
+      float sum = 0.0f;
+      for (int j = 0; j < in.n_prompt; ++j) sum = std::fma(p[j - in.n_prompt], in.prompt_v[static_cast<size_t>(j) * in.ld + head + c], sum);
+      for (int j = 0; j < seen_own; ++j) sum = std::fma(p[j], own_v[i][static_cast<size_t>(j) * in.ld + head + c], sum);
+      oi[c] = sum;
+    }
+  }
+  divide_by_sums(o, ldo, n, d, inverse_sums);
 }
 
 // Many queries (the encoder, a prefill) run the same register-blocked kernels as a decode step, over
@@ -350,7 +394,7 @@ PanelHead<float> pack_head(const AttentionInput& in, const float* k, const float
 // and every lane's sum over the keys is formed as block by block, so the result is the same to the
 // bit. A causal block reads only the keys its last query sees. scores: [q_end - q_begin x lds].
 template <typename T>
-void many_queries_unit(const AttentionInput& in, int h, const HeadView& hv, const PanelHead<T>& head, int ldo,
+void many_queries_unit(const AttentionInput& in, const HeadView& hv, const PanelHead<T>& head, int ldo,
                        int q_begin, int q_end, float* scores, int lds) {
   const int d = in.d_head;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
@@ -370,7 +414,7 @@ void many_queries_unit(const AttentionInput& in, int h, const HeadView& hv, cons
     });
   float inverse_sums[kQueryChunk];
   each_block([&](auto, int q0, int n, int n_vis, float* block_scores) {
-    exp_rows(in, h, q0, n, n_vis, block_scores, lds, head.value_scales, inverse_sums + (q0 - q_begin));
+    exp_rows(in, q0, n, n_vis, block_scores, lds, head.value_scales, inverse_sums + (q0 - q_begin));
   });
   for (int j0 = 0; j0 < n_vis_max || j0 == 0; j0 += kValueChunk)
     each_block([&](auto N, int q0, int, int n_vis, float* block_scores) {
@@ -415,14 +459,14 @@ void many_queries(const AttentionInput& in, float* out, int ldo, std::vector<flo
       const HeadView hv = head_view(in, h, out);
       const int q_begin = (u % chunks) * kQueryChunk, q_end = std::min(in.n_q, q_begin + kQueryChunk);
       if (hv.k8)
-        many_queries_unit(in, h, hv, PanelHead<int8_t>{hv.k8, hv.v8, in.ldv, hv.key_scales, hv.value_scales}, ldo, q_begin,
+        many_queries_unit(in, hv, PanelHead<int8_t>{hv.k8, hv.v8, in.ldv, hv.key_scales, hv.value_scales}, ldo, q_begin,
                           q_end, scores, padded);
       else if (hv.k16)
-        many_queries_unit(in, h, hv, PanelHead<uint16_t>{hv.k16, hv.v16, in.ldv}, ldo, q_begin, q_end, scores, padded);
+        many_queries_unit(in, hv, PanelHead<uint16_t>{hv.k16, hv.v16, in.ldv}, ldo, q_begin, q_end, scores, padded);
       else if (pack)
-        many_queries_unit(in, h, hv, packed_head(h), ldo, q_begin, q_end, scores, padded);
+        many_queries_unit(in, hv, packed_head(h), ldo, q_begin, q_end, scores, padded);
       else
-        many_queries_unit(in, h, hv, PanelHead<float>{hv.k, hv.v, in.ldv}, ldo, q_begin, q_end, scores, padded);
+        many_queries_unit(in, hv, PanelHead<float>{hv.k, hv.v, in.ldv}, ldo, q_begin, q_end, scores, padded);
     }
   }
 }
@@ -440,22 +484,20 @@ void attention(const AttentionInput& in, float* out, int ldo, std::vector<float>
   if (scratch.size() < score_size * threads) scratch.resize(score_size * threads);
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
   for (int h = 0; h < in.n_head; ++h)
-    few_queries(in, h, head_view(in, h, out), ldo, scratch.data() + score_size * omp_get_thread_num());
+    few_queries(in, head_view(in, h, out), ldo, scratch.data() + score_size * omp_get_thread_num());
 }
 
-void merge_attention(float* out, int ldo, const double* log_sum_exp, const float* other, int ld_other,
-                     const double* other_log_sum_exp, int n_q, int n_head, int d_head) {
-  for (int i = 0; i < n_q; ++i)
-    for (int h = 0; h < n_head; ++h) {
-      const double a = log_sum_exp[static_cast<size_t>(i) * n_head + h];
-      const double b = other_log_sum_exp[static_cast<size_t>(i) * n_head + h];
-      const double top = std::max(a, b);
-      const double wa = std::exp(a - top), wb = std::exp(b - top);
-      const float share_a = static_cast<float>(wa / (wa + wb)), share_b = static_cast<float>(wb / (wa + wb));
-      float* o = out + static_cast<size_t>(i) * ldo + h * d_head;
-      const float* p = other + static_cast<size_t>(i) * ld_other + h * d_head;
-      for (int c = 0; c < d_head; ++c) o[c] = share_a * o[c] + share_b * p[c];
-    }
+void attention_over_shared_prompt(const SharedPromptInput& in, float* out, int ldo, std::vector<float>& scratch) {
+  if (in.n_q <= 0) return;
+  const bool parallel = static_cast<long>(in.n_q) * (in.n_prompt + in.n_own) * in.d_head >= 4096 && in.n_head > 1;
+  const int threads = parallel ? std::min(omp_get_max_threads(), in.n_head) : 1;
+  const size_t score_size = static_cast<size_t>(kFewQueries) * key_panel_capacity(in.n_prompt + in.n_own);
+  if (scratch.size() < score_size * threads) scratch.resize(score_size * threads);
+  // Queries in groups the register-blocked kernels take (more than 8 beams read the prompt once per 8).
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+  for (int h = 0; h < in.n_head; ++h)
+    for (int r0 = 0; r0 < in.n_q; r0 += kFewQueries)
+      shared_prompt_head(in, h, r0, std::min(kFewQueries, in.n_q - r0), out, ldo, scratch.data() + score_size * omp_get_thread_num());
 }
 
 }  // namespace auris

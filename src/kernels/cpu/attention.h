@@ -50,9 +50,6 @@ struct AttentionInput {
   const float* key_scales = nullptr;
   const float* value_scales = nullptr;
   long scale_head_stride = 0;
-  // When set, [n_q x n_head]: each query's log of the sum of exp(scaled score) over the keys it sees,
-  // per head, which merge_attention needs.
-  double* log_sum_exp = nullptr;
 };
 
 // out[n_q x n_head*d_head] (row stride ldo). Heads (and chunks of queries) run in parallel (OpenMP);
@@ -60,11 +57,27 @@ struct AttentionInput {
 // in panels, every head's keys packed into panels.
 void attention(const AttentionInput& in, float* out, int ldo, std::vector<float>& scratch);
 
-// Attention of the same queries over two disjoint sets of keys, merged into attention over both:
-// each part's output weighted by its share of the exponentials (log_sum_exp of each part, [n_q x
-// n_head]). out [n_q x n_head*d_head] (row stride ldo) holds the first part and receives the result;
-// other (row stride ld_other) holds the second. Lets beams read a prompt they share once.
-void merge_attention(float* out, int ldo, const double* log_sum_exp, const float* other, int ld_other,
-                     const double* other_log_sum_exp, int n_q, int n_head, int d_head);
+// A beam step's self-attention: queries (the beams) whose keys are a prompt they all share,
+// stored once, followed by each query's own keys (its beam's tokens since). Each query attends over
+// its prompt and own keys as one prefix, to the bit as attention() over that prefix would, but the
+// prompt's keys and values are read once for all the queries. Keys and values lie in rows of stride
+// ld, heads side by side; queries and out as in attention().
+struct SharedPromptInput {
+  const float* q;
+  int ldq;
+  int n_q;
+  const float* prompt_k;
+  const float* prompt_v;
+  int n_prompt;
+  const float* const* own_k;  // [n_q]: query i's own keys, n_own rows from own_k[i]
+  const float* const* own_v;
+  int n_own;
+  int ld;
+  int n_head;
+  int d_head;
+  // Own key j is seen when j <= own_causal_offset; negative: all n_own.
+  int own_causal_offset = -1;
+};
+void attention_over_shared_prompt(const SharedPromptInput& in, float* out, int ldo, std::vector<float>& scratch);
 
 }  // namespace auris

@@ -209,35 +209,54 @@ TEST(Attention, ManyQueriesEqualEachQueryAloneToTheBit) {
   }
 }
 
-// Beams over a shared prompt: attention over a prompt of S keys and over each row's own keys after
-// it, merged, equals attention over all the keys at once (causal within the own part).
-TEST(Attention, MergedPartsEqualTheWhole) {
-  const int n_head = 3, d_head = 64, width = n_head * d_head;
-  for (int n_q : {1, 2, 5})
-    for (int shared : {1, 17, 40}) {
-      const int n_kv = shared + 9, position = shared + 3;  // query i sees keys up to position + i
-      std::mt19937 rng(7);
-      std::normal_distribution<float> dist(0.0f, 2.0f);
-      std::vector<float> q(static_cast<size_t>(n_q) * width), k(static_cast<size_t>(n_kv) * width), v(k.size());
-      for (auto* buf : {&q, &k, &v})
-        for (float& x : *buf) x = dist(rng);
-      std::vector<float> whole(q.size()), merged(q.size()), own(q.size()), scratch;
-      attention({q.data(), width, n_q, k.data(), width, v.data(), width, n_kv, n_head, d_head, /*causal_offset=*/position},
-                whole.data(), width, scratch);
-      std::vector<double> shared_lse(static_cast<size_t>(n_q) * n_head), own_lse(shared_lse.size());
-      AttentionInput prompt{q.data(), width, n_q, k.data(), width, v.data(), width, shared, n_head, d_head};
-      prompt.log_sum_exp = shared_lse.data();
-      attention(prompt, merged.data(), width, scratch);
-      const size_t at = static_cast<size_t>(shared) * width;
-      // The own part holds keys the queries do not see yet: the mask must hold there too.
-      AttentionInput rest{q.data(), width, n_q, k.data() + at, width, v.data() + at, width, n_kv - shared, n_head,
-                          d_head, /*causal_offset=*/position - shared};
-      rest.log_sum_exp = own_lse.data();
-      attention(rest, own.data(), width, scratch);
-      merge_attention(merged.data(), width, shared_lse.data(), own.data(), width, own_lse.data(), n_q, n_head, d_head);
-      for (size_t i = 0; i < whole.size(); ++i)
-        ASSERT_NEAR(merged[i], whole[i], 1e-5f) << "n_q " << n_q << " shared " << shared << " at " << i;
-    }
+// Beams over a shared prompt: each query attends over the prompt's keys and then its own, to the bit
+// as attention() over a copy of its whole prefix does; up to 8 queries and more (two groups), prompts
+// of every length mod 4 (the scores' groups of keys), a few own keys or more than a chunk of values, the own keys masked past the
+// query's position or not, and a head width with columns past the last whole vector.
+TEST(Attention, SharedPromptEqualsEachQueryOverItsWholePrefixToTheBit) {
+  const int n_head = 3;
+  for (int d_head : {64, 20})
+  for (int n_q : {1, 2, 5, 8, 13})
+    for (int n_prompt : {1, 17, 40, 66, 131})
+      for (int n_own : {1, 6, 70})
+        for (int own_causal_offset : {-1, n_own / 2}) {
+          std::mt19937 rng(7 + n_q + n_prompt + n_own);
+          std::normal_distribution<float> dist(0.0f, 2.0f);
+          auto random = [&](size_t n) {
+            std::vector<float> v(n);
+            for (float& x : v) x = dist(rng);
+            return v;
+          };
+          const int n_kv = n_prompt + n_own, width = n_head * d_head;
+          const std::vector<float> q = random(static_cast<size_t>(n_q) * 3 * width);  // a fused QKV row's stride
+          const std::vector<float> prompt_k = random(static_cast<size_t>(n_prompt) * width), prompt_v = random(prompt_k.size());
+          std::vector<std::vector<float>> own_k, own_v;
+          std::vector<const float*> own_k_rows, own_v_rows;
+          for (int i = 0; i < n_q; ++i) {
+            own_k.push_back(random(static_cast<size_t>(n_own) * width));
+            own_v.push_back(random(own_k.back().size()));
+          }
+          for (int i = 0; i < n_q; ++i) {
+            own_k_rows.push_back(own_k[i].data());
+            own_v_rows.push_back(own_v[i].data());
+          }
+          std::vector<float> shared(static_cast<size_t>(n_q) * width), alone(width), scratch;
+          SharedPromptInput in{q.data(), 3 * width, n_q, prompt_k.data(), prompt_v.data(), n_prompt, own_k_rows.data(),
+                               own_v_rows.data(), n_own, width, n_head, d_head, own_causal_offset};
+          attention_over_shared_prompt(in, shared.data(), width, scratch);
+          for (int i = 0; i < n_q; ++i) {
+            std::vector<float> k = prompt_k, v = prompt_v;
+            k.insert(k.end(), own_k[i].begin(), own_k[i].end());
+            v.insert(v.end(), own_v[i].begin(), own_v[i].end());
+            attention({q.data() + static_cast<size_t>(i) * 3 * width, 3 * width, 1, k.data(), width, v.data(), width, n_kv,
+                       n_head, d_head, own_causal_offset < 0 ? -1 : n_prompt + own_causal_offset},
+                      alone.data(), width, scratch);
+            for (int c = 0; c < width; ++c)
+              ASSERT_EQ(shared[static_cast<size_t>(i) * width + c], alone[c])
+                  << "d_head " << d_head << " n_q " << n_q << " prompt " << n_prompt << " own " << n_own << " causal " << own_causal_offset
+                  << " query " << i << " at " << c;
+          }
+        }
 }
 
 }  // namespace
