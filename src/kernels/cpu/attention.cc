@@ -335,15 +335,16 @@ void shared_prompt_head(const SharedPromptInput& in, int h, int r0, int n, float
                                in.ld, d, o, ldo, true);
   });
   for (int i = 0; i < n; ++i) {
-    const float* p = scores + static_cast<size_t>(i) * lds + in.n_prompt;
+    const float* prompt_p = scores + static_cast<size_t>(i) * lds;
+    const float* own_p = prompt_p + in.n_prompt;
     float* oi = o + static_cast<size_t>(i) * ldo;
     for (int j0 = 0; j0 < seen_own; j0 += kValueChunk)
-      weighted_values_chunk<1>(p, lds, j0, std::min(kValueChunk, seen_own - j0), seen_own, own_v[i] + head, in.ld, d,
-                               oi, ldo, true, /*continue_sums=*/in.n_prompt > 0);
+      weighted_values_chunk<1>(own_p, lds, j0, std::min(kValueChunk, seen_own - j0), seen_own, own_v[i] + head, in.ld,
+                               d, oi, ldo, true, /*continue_sums=*/in.n_prompt > 0);
     for (int c = d / L * L; c < d; ++c) {  // as weighted_values_tail sums them
       float sum = 0.0f;
-      for (int j = 0; j < in.n_prompt; ++j) sum = std::fma(p[j - in.n_prompt], in.prompt_v[static_cast<size_t>(j) * in.ld + head + c], sum);
-      for (int j = 0; j < seen_own; ++j) sum = std::fma(p[j], own_v[i][static_cast<size_t>(j) * in.ld + head + c], sum);
+      for (int j = 0; j < in.n_prompt; ++j) sum = std::fma(prompt_p[j], in.prompt_v[static_cast<size_t>(j) * in.ld + head + c], sum);
+      for (int j = 0; j < seen_own; ++j) sum = std::fma(own_p[j], own_v[i][static_cast<size_t>(j) * in.ld + head + c], sum);
       oi[c] = sum;
     }
   }
