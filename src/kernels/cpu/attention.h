@@ -60,7 +60,7 @@ void attention(const AttentionInput& in, float* out, int ldo, std::vector<float>
 // A beam step's self-attention: queries (the beams) whose keys are a prompt they all share,
 // stored once, followed by each query's own keys (its beam's tokens since). Each query attends over
 // its prompt and own keys as one prefix, to the bit as attention() over that prefix would, but the
-// prompt's keys and values are read once for all the queries. Keys and values lie in rows of stride
+// prompt's keys and values are read once for every 8 queries. Keys and values lie in rows of stride
 // ld, heads side by side; queries and out as in attention().
 struct SharedPromptInput {
   const float* q;
