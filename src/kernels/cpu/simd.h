@@ -122,6 +122,7 @@ inline IntVec load_int8_as_int16(const int8_t* p) {
 inline IntVec load_int16(const int16_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 // acc + the pairwise products of a and b.
 inline IntVec multiply_add_pairs(IntVec acc, IntVec a, IntVec b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+inline IntVec int_add(IntVec a, IntVec b) { return _mm256_add_epi32(a, b); }
 inline int32_t reduce_add(IntVec v) {
   __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
   s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
@@ -185,6 +186,7 @@ inline IntVec int_zero() { return {0}; }
 inline IntVec load_int8_as_int16(const int8_t* p) { return {*p}; }
 inline IntVec load_int16(const int16_t* p) { return {*p}; }
 inline IntVec multiply_add_pairs(IntVec acc, IntVec a, IntVec b) { return {acc.x + a.x * b.x}; }
+inline IntVec int_add(IntVec a, IntVec b) { return {a.x + b.x}; }
 inline int32_t reduce_add(IntVec v) { return v.x; }
 #endif
 

@@ -19,10 +19,10 @@ constexpr long kParallelWeights = 1 << 16;
 // Input rows sharing one pass over a weight row (register blocking: 8 accumulators).
 constexpr int kRowBlock = 8;
 // How far ahead of its reads dot_rows prefetches fp32/fp16/bf16 weights for several rows (7 or 8, and
-// the columns dot_columns' passes leave over). With a few rows the arithmetic per weight byte grows,
-// and the hardware prefetcher alone no longer keeps the stream from memory busy (docs/BENCHMARKS.md,
-// "Beam steps"). One row streams at the bandwidth floor without help, and int8's kernel, a prefetch
-// per 16 bytes, ran slower with it.
+// the columns dot_columns' passes leave over), and int_dot_rows int8 weights for one row. With a few
+// rows the arithmetic per weight byte grows, and the hardware prefetcher alone no longer keeps the
+// stream from memory busy (docs/BENCHMARKS.md, "Beam steps"). One row of fp16 streams at the
+// bandwidth floor without help (a prefetch made it slower); one row of int8 does not (int_dot_rows).
 constexpr int kPrefetchBytes = 2048;
 // Bytes of weights a column block may take so that it stays in L2 while row blocks pass over it.
 constexpr long kColumnBlockBytes = 192 << 10;
@@ -202,17 +202,34 @@ void stream_rows(const float* x, int rows, int ldx, int in, int out, const Strea
 }
 
 // sums[r] = <int16 activations of row r, int8 weight column> for R rows (row stride `in`).
+// One row (a greedy step) takes a cache line of weights per pass, into four accumulators, and
+// prefetches the line kPrefetchBytes ahead. Widening the int8 weights costs more instructions per
+// byte than fp16's kernel, so the reorder window covers fewer bytes of the stream; without the
+// prefetch a greedy step's int8 products read a quarter below the bandwidth floor
+// (docs/BENCHMARKS.md, "int8 greedy products").
 template <int R>
 inline void int_dot_rows(const int16_t* q, int in, const int8_t* w, int32_t* sums) {
   constexpr int L16 = simd::kInt16Lanes;
-  simd::IntVec acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = simd::int_zero();
+  constexpr int U = R == 1 ? 4 : 1;
+  simd::IntVec acc[R][U];
+  for (int r = 0; r < R; ++r)
+    for (int u = 0; u < U; ++u) acc[r][u] = simd::int_zero();
   int i = 0;
+  if constexpr (R == 1) {
+    for (; i + U * L16 <= in; i += U * L16) {
+      prefetch_ahead(w + i, kPrefetchBytes);  // may point past the last column
+      for (int u = 0; u < U; ++u)
+        acc[0][u] = simd::multiply_add_pairs(acc[0][u], simd::load_int8_as_int16(w + i + u * L16), simd::load_int16(q + i + u * L16));
+    }
+  }
   for (; i + L16 <= in; i += L16) {
     const simd::IntVec wv = simd::load_int8_as_int16(w + i);
-    for (int r = 0; r < R; ++r) acc[r] = simd::multiply_add_pairs(acc[r], wv, simd::load_int16(q + static_cast<size_t>(r) * in + i));
+    for (int r = 0; r < R; ++r) acc[r][0] = simd::multiply_add_pairs(acc[r][0], wv, simd::load_int16(q + static_cast<size_t>(r) * in + i));
   }
-  for (int r = 0; r < R; ++r) sums[r] = simd::reduce_add(acc[r]);
+  for (int r = 0; r < R; ++r) {
+    for (int u = 1; u < U; ++u) acc[r][0] = simd::int_add(acc[r][0], acc[r][u]);
+    sums[r] = simd::reduce_add(acc[r][0]);
+  }
   for (; i < in; ++i)
     for (int r = 0; r < R; ++r) sums[r] += static_cast<int32_t>(w[i]) * q[static_cast<size_t>(r) * in + i];
 }

@@ -56,9 +56,11 @@ void expect_close(WeightFormat format, const Case& c, double tolerance) {
 }
 
 // Rows 2-6 take columns several at a time; odd column counts leave some over for the one-column
-// kernel, and {5, 512, 301} splits its columns over the threads.
-const Case kCases[] = {{1, 384, 70},  {2, 64, 42},  {4, 200, 11}, {5, 384, 33},   {6, 72, 10},     {7, 136, 5},
-                       {8, 100, 17}, {13, 77, 9}, {3, 1536, 13}, {5, 512, 301}, {150, 384, 700}};
+// kernel, and {5, 512, 301} splits its columns over the threads. One row of 100 or 77 inputs leaves
+// vectors and single inputs past int8's whole cache lines.
+const Case kCases[] = {{1, 384, 70}, {1, 100, 17}, {1, 77, 9},    {2, 64, 42},    {4, 200, 11},
+                       {5, 384, 33}, {6, 72, 10},  {7, 136, 5},   {8, 100, 17},   {13, 77, 9},
+                       {3, 1536, 13}, {5, 512, 301}, {150, 384, 700}};
 
 TEST(StreamingProduct, Fp32MatchesDefinition) {
   for (const Case& c : kCases) expect_close(WeightFormat::kFloat32, c, 1e-6);
