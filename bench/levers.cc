@@ -276,15 +276,18 @@ void vocabulary_projection() {
 
 // A beam-5 step's self-attention over 6 layers, 160 prompt positions and 40 of each beam's own: the
 // prompt read once for all beams (kept in row 0 only) followed by each beam's own positions, or each
-// beam reading its own copy of the whole prefix.
+// beam reading its own copy of the whole prefix. Keys and values lie as SelfKVCache keeps them: each
+// head of a row in its own run of kCapacity positions.
 void beam_self_attention() {
   constexpr int kHeads = 8, kHead = 64, kPrompt = 160, kOwn = 40, kCapacity = 448;
   constexpr int kLength = kPrompt + kOwn, kPosition = kLength - 1;
+  constexpr long kHeadStride = static_cast<long>(kCapacity) * kHead;
   struct Beams {
     std::vector<float> q, keys, values, out;
     std::vector<float> scratch;
+    // Head 0's position `position`; head h lies kHeadStride further on.
     const float* at(const std::vector<float>& cache, int layer, int row, int position) const {
-      return cache.data() + ((static_cast<size_t>(layer) * kBeams + row) * kCapacity + position) * kWidth;
+      return cache.data() + ((static_cast<size_t>(layer) * kBeams + row) * kHeads * kCapacity + position) * kHead;
     }
   };
   auto b = std::make_shared<Beams>();
@@ -302,16 +305,16 @@ void beam_self_attention() {
         own_values[r] = b->at(b->values, l, r, kPrompt);
       }
       auris::attention_over_shared_prompt({b->q.data(), ldq, kBeams, b->at(b->keys, l, 0, 0), b->at(b->values, l, 0, 0),
-                                           kPrompt, own_keys, own_values, kOwn, kWidth, kHeads, kHead,
-                                           kPosition - kPrompt},
+                                           kPrompt, own_keys, own_values, kOwn, kHead, kHeads, kHead,
+                                           kPosition - kPrompt, kHeadStride},
                                           b->out.data(), kWidth, b->scratch);
     }
   }, 0, 0, true);
   add("beam_self_attention/whole_prefix_per_beam", [=] {
     for (int l = 0; l < kLayers; ++l)
       for (int r = 0; r < kBeams; ++r)
-        auris::attention({b->q.data() + static_cast<size_t>(r) * ldq, ldq, 1, b->at(b->keys, l, r, 0), kWidth,
-                          b->at(b->values, l, r, 0), kWidth, kLength, kHeads, kHead, kPosition},
+        auris::attention({b->q.data() + static_cast<size_t>(r) * ldq, ldq, 1, b->at(b->keys, l, r, 0), kHead,
+                          b->at(b->values, l, r, 0), kHead, kLength, kHeads, kHead, kPosition, kHeadStride, kHeadStride},
                          b->out.data() + static_cast<size_t>(r) * kWidth, kWidth, b->scratch);
   }, 0, 0, false);
 }

@@ -3,7 +3,6 @@
 #include <dnnl.h>
 
 #include <cmath>
-#include <cstring>
 #include <string>
 
 #include "auris/error.h"
@@ -50,12 +49,11 @@ void Decoder::layer(int index, int n, Mode mode, const CrossKVCache& cross, Self
     const int row = mode == Mode::kPrefill ? 0 : i;
     const int pos = mode == Mode::kPrefill ? start + i : start;
     const float* src = qkv_.data() + static_cast<size_t>(i) * 3 * width;
-    std::memcpy(self.keys(index, row) + static_cast<size_t>(pos) * width, src + width, width * sizeof(float));
-    std::memcpy(self.values(index, row) + static_cast<size_t>(pos) * width, src + 2 * width, width * sizeof(float));
+    self.store(index, row, pos, src + width, src + 2 * width);
   }
   if (mode == Mode::kPrefill) {
-    attention({qkv_.data(), 3 * width, n, self.keys(index, 0), width, self.values(index, 0), width, start + n, n_head,
-               d_head, /*causal_offset=*/start},
+    attention({qkv_.data(), 3 * width, n, self.keys(index, 0), d_head, self.values(index, 0), d_head, start + n, n_head,
+               d_head, /*causal_offset=*/start, self.head_stride(), self.head_stride()},
               attended_.data(), width, scratch_);
   } else {
     step_self_attention(index, n, start, self);
@@ -104,22 +102,22 @@ void Decoder::step_self_attention(int index, int n, int start, SelfKVCache& self
   auto row_query = [&](int r) { return qkv_.data() + static_cast<size_t>(r) * 3 * width; };
   if (shared == 0) {
     for (int r = 0; r < n; ++r)
-      attention({row_query(r), 3 * width, 1, self.keys(index, r), width, self.values(index, r), width, end, n_head, d_head,
-                 /*causal_offset=*/start},
+      attention({row_query(r), 3 * width, 1, self.keys(index, r), d_head, self.values(index, r), d_head, end, n_head, d_head,
+                 /*causal_offset=*/start, self.head_stride(), self.head_stride()},
                 attended_.data() + static_cast<size_t>(r) * width, width, scratch_);
     return;
   }
   // The prompt every row shares is read once for all rows, then each row's own positions.
   own_keys_.resize(n);
   own_values_.resize(n);
-  const size_t own_start = static_cast<size_t>(shared) * width;
+  const size_t own_start = static_cast<size_t>(shared) * d_head;  // within each head's run
   for (int r = 0; r < n; ++r) {
     own_keys_[r] = self.keys(index, r) + own_start;
     own_values_[r] = self.values(index, r) + own_start;
   }
   attention_over_shared_prompt({qkv_.data(), 3 * width, n, self.keys(index, 0), self.values(index, 0), shared,
-                                own_keys_.data(), own_values_.data(), end - shared, width, n_head, d_head,
-                                /*own_causal_offset=*/start - shared},
+                                own_keys_.data(), own_values_.data(), end - shared, d_head, n_head, d_head,
+                                /*own_causal_offset=*/start - shared, self.head_stride()},
                                attended_.data(), width, scratch_);
 }
 

@@ -123,12 +123,20 @@ void CrossKVCache::head_keys(int layer, int head, float* out) const {
     }
 }
 
-SelfKVCache::SelfKVCache(int n_layers, int max_rows, int n_ctx, int width)
-    : n_layers_(n_layers), max_rows_(max_rows), n_ctx_(n_ctx), width_(width) {
-  const size_t size = static_cast<size_t>(n_layers) * max_rows * n_ctx * width;
+SelfKVCache::SelfKVCache(int n_layers, int max_rows, int n_ctx, int n_head, int d_head)
+    : n_layers_(n_layers), max_rows_(max_rows), n_ctx_(n_ctx), n_head_(n_head), d_head_(d_head) {
+  const size_t size = static_cast<size_t>(n_layers) * max_rows * n_head * n_ctx * d_head;
   k_.reset(static_cast<float*>(std::calloc(size, sizeof(float))));
   v_.reset(static_cast<float*>(std::calloc(size, sizeof(float))));
   if (!k_ || !v_) throw Error("out of memory for the decoder's self-attention cache (" + std::to_string(2 * size * sizeof(float) >> 20) + " MB)");
+}
+
+void SelfKVCache::store(int layer, int row, int pos, const float* k, const float* v) {
+  const size_t at = offset(layer, row) + static_cast<size_t>(pos) * d_head_;
+  for (int h = 0; h < n_head_; ++h) {
+    std::memcpy(k_.get() + at + h * head_stride(), k + static_cast<size_t>(h) * d_head_, d_head_ * sizeof(float));
+    std::memcpy(v_.get() + at + h * head_stride(), v + static_cast<size_t>(h) * d_head_, d_head_ * sizeof(float));
+  }
 }
 
 void SelfKVCache::reorder(const std::vector<int>& source_rows) {
@@ -146,8 +154,13 @@ void SelfKVCache::reorder(const std::vector<int>& source_rows) {
     const int source = source_rows[i];
     if (saved_slot[source] < 0 && source < rows && source_rows[source] != source) saved_slot[source] = saved++;
   }
-  const size_t own_start = static_cast<size_t>(shared_length_) * width_;
-  const size_t own_size = static_cast<size_t>(length_ - shared_length_) * width_;  // a row's own positions
+  // A row's own positions: one run per head.
+  const size_t own_start = static_cast<size_t>(shared_length_) * d_head_;
+  const size_t head_run = static_cast<size_t>(length_ - shared_length_) * d_head_;
+  const size_t own_size = head_run * n_head_;
+  auto copy_own = [&](float* to, long to_head_stride, const float* from, long from_head_stride) {
+    for (int h = 0; h < n_head_; ++h) std::memcpy(to + h * to_head_stride, from + h * from_head_stride, head_run * sizeof(float));
+  };
   // Keys and values of each layer are independent: the 2 * n_layers parts are copied in parallel,
   // each thread keeping its saved rows in its own slice of the scratch.
   const int threads = std::min(omp_get_max_threads(), 2 * n_layers_);
@@ -159,11 +172,14 @@ void SelfKVCache::reorder(const std::vector<int>& source_rows) {
     float* kept = scratch_.data() + static_cast<size_t>(omp_get_thread_num()) * saved * own_size;
     for (int row = 0; row < max_rows_; ++row)
       if (saved_slot[row] >= 0)
-        std::memcpy(kept + saved_slot[row] * own_size, cache + offset(layer, row) + own_start, own_size * sizeof(float));
+        copy_own(kept + saved_slot[row] * own_size, head_run, cache + offset(layer, row) + own_start, head_stride());
     for (int i : changed) {
       const int source = source_rows[i];
-      const float* from = saved_slot[source] >= 0 ? kept + saved_slot[source] * own_size : cache + offset(layer, source) + own_start;
-      std::memcpy(cache + offset(layer, i) + own_start, from, own_size * sizeof(float));
+      float* to = cache + offset(layer, i) + own_start;
+      if (saved_slot[source] >= 0)
+        copy_own(to, head_stride(), kept + saved_slot[source] * own_size, head_run);
+      else
+        copy_own(to, head_stride(), cache + offset(layer, source) + own_start, head_stride());
     }
   }
 }

@@ -2,7 +2,7 @@
 //  - CrossKVCache: K and V of every decoder layer's cross-attention for one 30-s window, computed by
 //    one GEMM right after the encoder and then only read: by every decode step, every beam and every
 //    temperature retry of that window.
-//  - SelfKVCache: static [layers][rows][n_text_ctx][d] keys and values, allocated once per session;
+//  - SelfKVCache: static [layers][rows][heads][n_text_ctx][d_head] keys and values, allocated once per session;
 //    steps append one position, attention reads only the filled prefix [0, length). The prompt that
 //    every beam starts from is stored once, in row 0, and read once for all rows.
 #pragma once
@@ -68,10 +68,20 @@ class CrossKVCache {
 
 class SelfKVCache {
  public:
-  SelfKVCache(int n_layers, int max_rows, int n_ctx, int width);
+  SelfKVCache(int n_layers, int max_rows, int n_ctx, int n_head, int d_head);
 
+  // Head-major: head h of a layer's row starts at keys(layer, row) + h * head_stride(), and holds
+  // position p at + p * d_head(). A decode step's thread then reads its heads' filled prefixes as a
+  // few contiguous runs; with the heads side by side in each position's row, two threads each read
+  // every other kilobyte, which the hardware prefetchers follow at about two thirds of the bandwidth
+  // (docs/BENCHMARKS.md, "The self-attention cache by head").
   float* keys(int layer, int row) { return k_.get() + offset(layer, row); }
   float* values(int layer, int row) { return v_.get() + offset(layer, row); }
+  long head_stride() const { return static_cast<long>(n_ctx_) * d_head_; }
+  int d_head() const { return d_head_; }
+  // Writes position pos of a row: k and v are [n_head x d_head], heads side by side (a row of the
+  // fused QKV projection).
+  void store(int layer, int row, int pos, const float* k, const float* v);
   int length() const { return length_; }
   // A length below the shared prefix's (a new prefill) ends the sharing.
   void set_length(int length) {
@@ -92,13 +102,14 @@ class SelfKVCache {
 
  private:
   size_t offset(int layer, int row) const {
-    return (static_cast<size_t>(layer) * max_rows_ + row) * n_ctx_ * width_;
+    return (static_cast<size_t>(layer) * max_rows_ + row) * n_head_ * head_stride();
   }
-  int n_layers_, max_rows_, n_ctx_, width_;
+  int n_layers_, max_rows_, n_ctx_, n_head_, d_head_;
   int length_ = 0;
   int shared_length_ = 0;
   // Zeroed by calloc: the kernel maps zero pages lazily, so only the positions a window fills take
-  // memory (a static 448-position cache for 5 beams of base is 55 MB; a window fills a third).
+  // memory (a static 448-position cache for 5 beams of base is 55 MB; a window fills a third of
+  // each head's part).
   struct Free {
     void operator()(float* p) const { std::free(p); }
   };

@@ -12,20 +12,28 @@
 namespace auris {
 namespace {
 
-constexpr int kLayers = 2, kRows = 5, kCtx = 8, kWidth = 3, kLength = 4;
+constexpr int kLayers = 2, kRows = 5, kCtx = 8, kHeads = 2, kHeadWidth = 3, kWidth = kHeads * kHeadWidth, kLength = 4;
 
 // Every filled value names its layer, row, position and component, so a wrong copy shows.
 float marker(int layer, int row, int pos, int c) { return layer * 1000 + row * 100 + pos * 10 + c; }
 
+// Component c (of the heads side by side) of position pos, in the cache's head-major layout.
+float& at(SelfKVCache& cache, float* row_start, int pos, int c) {
+  return row_start[(c / kHeadWidth) * cache.head_stride() + pos * kHeadWidth + c % kHeadWidth];
+}
+
 SelfKVCache filled_cache() {
-  SelfKVCache cache(kLayers, kRows, kCtx, kWidth);
+  SelfKVCache cache(kLayers, kRows, kCtx, kHeads, kHeadWidth);
   for (int l = 0; l < kLayers; ++l)
     for (int r = 0; r < kRows; ++r)
-      for (int p = 0; p < kLength; ++p)
+      for (int p = 0; p < kLength; ++p) {
+        float k[kWidth], v[kWidth];
         for (int c = 0; c < kWidth; ++c) {
-          cache.keys(l, r)[p * kWidth + c] = marker(l, r, p, c);
-          cache.values(l, r)[p * kWidth + c] = -marker(l, r, p, c);
+          k[c] = marker(l, r, p, c);
+          v[c] = -marker(l, r, p, c);
         }
+        cache.store(l, r, p, k, v);
+      }
   cache.set_length(kLength);
   return cache;
 }
@@ -35,9 +43,21 @@ void expect_rows_come_from(SelfKVCache& cache, const std::vector<int>& sources) 
     for (size_t r = 0; r < sources.size(); ++r)
       for (int p = 0; p < kLength; ++p)
         for (int c = 0; c < kWidth; ++c) {
-          ASSERT_EQ(cache.keys(l, r)[p * kWidth + c], marker(l, sources[r], p, c)) << "layer " << l << " row " << r;
-          ASSERT_EQ(cache.values(l, r)[p * kWidth + c], -marker(l, sources[r], p, c)) << "layer " << l << " row " << r;
+          ASSERT_EQ(at(cache, cache.keys(l, r), p, c), marker(l, sources[r], p, c)) << "layer " << l << " row " << r;
+          ASSERT_EQ(at(cache, cache.values(l, r), p, c), -marker(l, sources[r], p, c)) << "layer " << l << " row " << r;
         }
+}
+
+// store() puts a position's heads where attention reads them: head h's run, position p's slot.
+TEST(SelfKVCache, StoreWritesEachHeadIntoItsOwnRun) {
+  SelfKVCache cache = filled_cache();
+  for (int l = 0; l < kLayers; ++l)
+    for (int r = 0; r < kRows; ++r)
+      for (int h = 0; h < kHeads; ++h)
+        for (int p = 0; p < kLength; ++p)
+          for (int c = 0; c < kHeadWidth; ++c)
+            ASSERT_EQ(cache.keys(l, r)[h * cache.head_stride() + p * cache.d_head() + c], marker(l, r, p, h * kHeadWidth + c));
+  EXPECT_EQ(cache.head_stride(), kCtx * kHeadWidth);
 }
 
 TEST(SelfKVCache, ReorderCopiesEachRowsSourcePrefix) {
@@ -72,15 +92,17 @@ TEST(SelfKVCache, SharedPromptStaysInRowZeroThroughReorders) {
   EXPECT_EQ(cache.shared_length(), kShared);
   // Marks what a copy of a shared position into another row would overwrite.
   for (int l = 0; l < kLayers; ++l)
-    for (int r = 1; r < kRows; ++r) cache.keys(l, r)[0] = -1.0f;
+    for (int r = 1; r < kRows; ++r)
+      for (int c = 0; c < kWidth; ++c) at(cache, cache.keys(l, r), 0, c) = -1.0f;
   const std::vector<int> sources{3, 3, 0, 1, 2};
   cache.reorder(sources);
   for (int l = 0; l < kLayers; ++l)
     for (int r = 0; r < kRows; ++r) {
       for (int p = kShared; p < kLength; ++p)
         for (int c = 0; c < kWidth; ++c)
-          ASSERT_EQ(cache.keys(l, r)[p * kWidth + c], marker(l, sources[r], p, c)) << "layer " << l << " row " << r;
-      EXPECT_EQ(cache.keys(l, r)[0], r == 0 ? marker(l, 0, 0, 0) : -1.0f) << "shared position copied, row " << r;
+          ASSERT_EQ(at(cache, cache.keys(l, r), p, c), marker(l, sources[r], p, c)) << "layer " << l << " row " << r;
+      for (int c = 0; c < kWidth; ++c)
+        EXPECT_EQ(at(cache, cache.keys(l, r), 0, c), r == 0 ? marker(l, 0, 0, c) : -1.0f) << "shared position copied, row " << r;
     }
   cache.set_length(0);  // a new prefill
   EXPECT_EQ(cache.shared_length(), 0);

@@ -36,7 +36,7 @@ void WindowInference::set_ablations(bool recompute_cross_kv_each_step, bool atte
 void WindowInference::ensure_rows(int rows) {
   if (self_ && self_->max_rows() >= rows) return;
   const ModelDims& d = model_.dims;
-  self_ = std::make_unique<SelfKVCache>(d.n_text_layer, rows, d.n_text_ctx, d.n_text_state);
+  self_ = std::make_unique<SelfKVCache>(d.n_text_layer, rows, d.n_text_ctx, d.n_text_head, d.n_text_state / d.n_text_head);
 }
 
 void WindowInference::reset() {

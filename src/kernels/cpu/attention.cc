@@ -314,16 +314,17 @@ void shared_prompt_head(const SharedPromptInput& in, int h, int r0, int n, float
   const int d = in.d_head, n_keys = in.n_prompt + in.n_own, lds = key_panel_capacity(n_keys);
   const int seen_own = in.own_causal_offset < 0 ? in.n_own : std::min(in.n_own, in.own_causal_offset + 1);
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  const size_t head = static_cast<size_t>(h) * d;
+  const size_t head = static_cast<size_t>(h) * d;  // in the queries' and the output's rows
+  const size_t kv_head = static_cast<size_t>(h) * (in.head_stride ? in.head_stride : d);
   const float* q = in.q + static_cast<size_t>(r0) * in.ldq + head;
   float* o = out + static_cast<size_t>(r0) * ldo + head;
   const float* const* own_k = in.own_k + r0;
   const float* const* own_v = in.own_v + r0;
-  with_row_count(n, [&](auto N) { scores_over_rows<N>(q, in.ldq, in.prompt_k + head, in.ld, d, in.n_prompt, scale, scores, lds); });
+  with_row_count(n, [&](auto N) { scores_over_rows<N>(q, in.ldq, in.prompt_k + kv_head, in.ld, d, in.n_prompt, scale, scores, lds); });
   float inverse_sums[kFewQueries];
   for (int i = 0; i < n; ++i) {
     float* p = scores + static_cast<size_t>(i) * lds;
-    scores_over_rows<1>(q + static_cast<size_t>(i) * in.ldq, in.ldq, own_k[i] + head, in.ld, d, in.n_own, scale,
+    scores_over_rows<1>(q + static_cast<size_t>(i) * in.ldq, in.ldq, own_k[i] + kv_head, in.ld, d, in.n_own, scale,
                         p + in.n_prompt, lds);
     const int seen = in.n_prompt + seen_own;
     std::fill(p + seen, p + n_keys, 0.0f);
@@ -331,7 +332,7 @@ void shared_prompt_head(const SharedPromptInput& in, int h, int r0, int n, float
   }
   with_row_count(n, [&](auto N) {
     for (int j0 = 0; j0 < in.n_prompt; j0 += kValueChunk)
-      weighted_values_chunk<N>(scores, lds, j0, std::min(kValueChunk, in.n_prompt - j0), in.n_prompt, in.prompt_v + head,
+      weighted_values_chunk<N>(scores, lds, j0, std::min(kValueChunk, in.n_prompt - j0), in.n_prompt, in.prompt_v + kv_head,
                                in.ld, d, o, ldo, true);
   });
   for (int i = 0; i < n; ++i) {
@@ -339,12 +340,12 @@ void shared_prompt_head(const SharedPromptInput& in, int h, int r0, int n, float
     const float* own_p = prompt_p + in.n_prompt;
     float* oi = o + static_cast<size_t>(i) * ldo;
     for (int j0 = 0; j0 < seen_own; j0 += kValueChunk)
-      weighted_values_chunk<1>(own_p, lds, j0, std::min(kValueChunk, seen_own - j0), seen_own, own_v[i] + head, in.ld,
+      weighted_values_chunk<1>(own_p, lds, j0, std::min(kValueChunk, seen_own - j0), seen_own, own_v[i] + kv_head, in.ld,
                                d, oi, ldo, true, /*continue_sums=*/in.n_prompt > 0);
     for (int c = d / L * L; c < d; ++c) {  // as weighted_values_tail sums them
       float sum = 0.0f;
-      for (int j = 0; j < in.n_prompt; ++j) sum = std::fma(prompt_p[j], in.prompt_v[static_cast<size_t>(j) * in.ld + head + c], sum);
-      for (int j = 0; j < seen_own; ++j) sum = std::fma(own_p[j], own_v[i][static_cast<size_t>(j) * in.ld + head + c], sum);
+      for (int j = 0; j < in.n_prompt; ++j) sum = std::fma(prompt_p[j], in.prompt_v[static_cast<size_t>(j) * in.ld + kv_head + c], sum);
+      for (int j = 0; j < seen_own; ++j) sum = std::fma(own_p[j], own_v[i][static_cast<size_t>(j) * in.ld + kv_head + c], sum);
       oi[c] = sum;
     }
   }

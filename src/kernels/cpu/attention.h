@@ -61,7 +61,8 @@ void attention(const AttentionInput& in, float* out, int ldo, std::vector<float>
 // stored once, followed by each query's own keys (its beam's tokens since). Each query attends over
 // its prompt and own keys as one prefix, to the bit as attention() over that prefix would, but the
 // prompt's keys and values are read once for every 8 queries. Keys and values lie in rows of stride
-// ld, heads side by side; queries and out as in attention().
+// ld, head h starting head_stride after head h-1 (heads side by side, or a cache's head-major
+// runs); queries and out as in attention().
 struct SharedPromptInput {
   const float* q;
   int ldq;
@@ -77,6 +78,8 @@ struct SharedPromptInput {
   int d_head;
   // Own key j is seen when j <= own_causal_offset; negative: all n_own.
   int own_causal_offset = -1;
+  // Distance between heads in keys and values; 0 means side by side in a row (d_head).
+  long head_stride = 0;
 };
 void attention_over_shared_prompt(const SharedPromptInput& in, float* out, int ldo, std::vector<float>& scratch);
 

@@ -212,7 +212,8 @@ TEST(Attention, ManyQueriesEqualEachQueryAloneToTheBit) {
 // Beams over a shared prompt: each query attends over the prompt's keys and then its own, to the bit
 // as attention() over a copy of its whole prefix does; up to 8 queries and more (two groups), prompts
 // of every length mod 4 (the scores' groups of keys), a few own keys or more than a chunk of values, the own keys masked past the
-// query's position or not, and a head width with columns past the last whole vector.
+// query's position or not, a head width with columns past the last whole vector, and keys and values
+// with the heads side by side in each row or each head in its own run (the decoder's cache).
 TEST(Attention, SharedPromptEqualsEachQueryOverItsWholePrefixToTheBit) {
   const int n_head = 3;
   for (int d_head : {64, 20})
@@ -240,10 +241,34 @@ TEST(Attention, SharedPromptEqualsEachQueryOverItsWholePrefixToTheBit) {
             own_k_rows.push_back(own_k[i].data());
             own_v_rows.push_back(own_v[i].data());
           }
-          std::vector<float> shared(static_cast<size_t>(n_q) * width), alone(width), scratch;
+          // The same keys and values head-major: head h's run of `run` positions at h * run * d_head.
+          const int run = n_kv + 3;
+          auto by_head = [&](const std::vector<float>& rows, int n) {
+            std::vector<float> runs(static_cast<size_t>(n_head) * run * d_head);
+            for (int j = 0; j < n; ++j)
+              for (int c = 0; c < width; ++c)
+                runs[(static_cast<size_t>(c / d_head) * run + j) * d_head + c % d_head] = rows[static_cast<size_t>(j) * width + c];
+            return runs;
+          };
+          const std::vector<float> prompt_k_runs = by_head(prompt_k, n_prompt), prompt_v_runs = by_head(prompt_v, n_prompt);
+          std::vector<std::vector<float>> own_k_runs, own_v_runs;
+          std::vector<const float*> own_k_run_starts, own_v_run_starts;
+          for (int i = 0; i < n_q; ++i) {
+            own_k_runs.push_back(by_head(own_k[i], n_own));
+            own_v_runs.push_back(by_head(own_v[i], n_own));
+          }
+          for (int i = 0; i < n_q; ++i) {
+            own_k_run_starts.push_back(own_k_runs[i].data());
+            own_v_run_starts.push_back(own_v_runs[i].data());
+          }
+          std::vector<float> shared(static_cast<size_t>(n_q) * width), by_heads(shared.size()), alone(width), scratch;
           SharedPromptInput in{q.data(), 3 * width, n_q, prompt_k.data(), prompt_v.data(), n_prompt, own_k_rows.data(),
                                own_v_rows.data(), n_own, width, n_head, d_head, own_causal_offset};
           attention_over_shared_prompt(in, shared.data(), width, scratch);
+          SharedPromptInput in_runs{q.data(), 3 * width, n_q, prompt_k_runs.data(), prompt_v_runs.data(), n_prompt,
+                                    own_k_run_starts.data(), own_v_run_starts.data(), n_own, d_head, n_head, d_head,
+                                    own_causal_offset, static_cast<long>(run) * d_head};
+          attention_over_shared_prompt(in_runs, by_heads.data(), width, scratch);
           for (int i = 0; i < n_q; ++i) {
             std::vector<float> k = prompt_k, v = prompt_v;
             k.insert(k.end(), own_k[i].begin(), own_k[i].end());
@@ -251,10 +276,12 @@ TEST(Attention, SharedPromptEqualsEachQueryOverItsWholePrefixToTheBit) {
             attention({q.data() + static_cast<size_t>(i) * 3 * width, 3 * width, 1, k.data(), width, v.data(), width, n_kv,
                        n_head, d_head, own_causal_offset < 0 ? -1 : n_prompt + own_causal_offset},
                       alone.data(), width, scratch);
-            for (int c = 0; c < width; ++c)
+            for (int c = 0; c < width; ++c) {
               ASSERT_EQ(shared[static_cast<size_t>(i) * width + c], alone[c])
                   << "d_head " << d_head << " n_q " << n_q << " prompt " << n_prompt << " own " << n_own << " causal " << own_causal_offset
                   << " query " << i << " at " << c;
+              ASSERT_EQ(by_heads[static_cast<size_t>(i) * width + c], alone[c]) << "head-major, query " << i << " at " << c;
+            }
           }
         }
 }
