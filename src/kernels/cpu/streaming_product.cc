@@ -204,8 +204,8 @@ void stream_rows(const float* x, int rows, int ldx, int in, int out, const Strea
 // sums[r] = <int16 activations of row r, int8 weight column> for R rows (row stride `in`).
 // One row (a greedy step) takes a cache line of weights per pass, into four accumulators, and
 // prefetches the line kPrefetchBytes ahead. Widening the int8 weights costs more instructions per
-// byte than fp16's kernel, so the reorder window covers fewer bytes of the stream; without the
-// prefetch a greedy step's int8 products read a quarter below the bandwidth floor
+// byte than fp16's kernel, so the reorder window reaches fewer bytes ahead in the stream; without
+// the prefetch a greedy step's int8 products read well below the bandwidth floor
 // (docs/BENCHMARKS.md, "int8 greedy products").
 template <int R>
 inline void int_dot_rows(const int16_t* q, int in, const int8_t* w, int32_t* sums) {
