@@ -14,6 +14,11 @@ void layer_norm(const float* x, int rows, int n, const float* gamma, const float
 // x[r][c] += y[r][c] + bias[c] (bias may be null): a projection's output joins the residual stream.
 template <typename T>
 void add_to_residual(float* x, const T* y, const float* bias, int rows, int n, cudaStream_t s);
+// add_to_residual, then layer_norm of the updated x into normed, in one pass over each row: what
+// every sublayer's end and the next one's start do, with the same results as the two kernels.
+template <typename T>
+void residual_layer_norm(float* x, const T* y, const float* bias, int rows, int n, const float* gamma,
+                         const float* beta, T* normed, cudaStream_t s, float eps = 1e-5f);
 // y[r][c] = GELU(y[r][c] + bias[c]), exact (erf) GELU; ldy is y's row stride.
 template <typename T>
 void bias_gelu(T* y, const float* bias, int rows, int n, int ldy, cudaStream_t s);
@@ -33,6 +38,14 @@ void im2col_k3(const float* in, int channels, int in_len, long c_stride, long t_
 template <typename From, typename To>
 void convert(const From* x, const float* add, long count, To* y, cudaStream_t s);
 
+// y[r][o] = sum_i x[r][i] w[o][i] + bias[o] (bias may be null), then exact GELU when gelu_after, for
+// at most kGemvMaxRows rows: a decode step's products, where cuBLAS's tiles leave most of a small
+// matrix's time to latency. w is row-major [out][in]; in and ldx are multiples of 8.
+constexpr int kGemvMaxRows = 8;
+template <typename T>
+void gemv(const T* x, int rows, int in, int ldx, const T* w, int out, const float* bias, bool gelu_after, T* y, int ldy,
+          cudaStream_t s);
+
 // Row softmax of fp32 scores, scale applied first, written as T for the next GEMM. With
 // causal_offset >= 0 row r (of rows_per_head rows per head) sees columns c <= r % rows_per_head +
 // causal_offset, the others get probability 0.
@@ -41,18 +54,22 @@ void softmax_rows(const float* scores, int rows, int n, float scale, T* probabil
                   int rows_per_head = 1, int causal_offset = -1);
 
 // Writes each input row's K and V (from the fused QKV output: K at column width, V at 2*width, row
-// stride ld) into the self-attention cache: input i goes to cache row rows[i], position positions[i].
+// stride ld), plus their biases when `bias` ([3*width], Q's first) is not null, into the
+// self-attention cache: input i goes to cache row rows[i], position positions[i].
 // Cache layout per layer: [max_rows][capacity][width].
 template <typename T>
-void append_kv(const T* qkv, int n, int ld, int width, const int* rows, const int* positions, T* k_cache,
-               T* v_cache, int capacity, cudaStream_t s);
+void append_kv(const T* qkv, int n, int ld, int width, const float* bias, const int* rows, const int* positions,
+               T* k_cache, T* v_cache, int capacity, cudaStream_t s);
 
 // Attention of one query per row over a K/V cache, reading only the first *n_kv keys (n_kv lives on
-// the device, so a captured graph replays with the cache's current length): flash-decoding, the keys
-// split over blocks whose partial softmax sums a second kernel combines. Keys at or past *n_visible
-// are read but masked (the benchmark's full-cache ablation; otherwise n_visible is n_kv).
-//  - self-attention: q [rows][heads*64] (row stride ldq); keys and values [rows][capacity][heads*64]
-//  - cross-attention (shared_kv): keys and values [heads][capacity][64], the same for every row
+// the device, so a captured graph replays with the cache's current length). Keys at or past
+// *n_visible are read but masked (the benchmark's full-cache ablation; otherwise n_visible is n_kv).
+// q_bias, when not null, is added to q first (rounded to T, as a separate bias add would leave it).
+//  - self-attention: q [rows][heads*64] (row stride ldq); keys and values [rows][capacity][heads*64];
+//    one block per (head, row)
+//  - cross-attention (shared_kv): keys and values [heads][capacity][64], the same for every row; the
+//    keys split over blocks (flash-decoding) whose partial softmax sums the last block to finish
+//    combines
 // out [rows][heads*64] (row stride ldo). d_head is 64 in every Whisper model.
 struct DecodeAttentionShape {
   int rows;
@@ -61,10 +78,14 @@ struct DecodeAttentionShape {
   bool shared_kv;
 };
 template <typename T>
-void decode_attention(const T* q, int ldq, const T* k, const T* v, const int* n_kv, const int* n_visible,
-                      const DecodeAttentionShape& shape, float* partial, T* out, int ldo, cudaStream_t s);
-// Floats of `partial` scratch decode_attention needs for a shape.
+void decode_attention(const T* q, int ldq, const float* q_bias, const T* k, const T* v, const int* n_kv,
+                      const int* n_visible, const DecodeAttentionShape& shape, float* scratch, int* tickets, T* out,
+                      int ldo, cudaStream_t s);
+// Floats of `scratch` (the splits' partial sums) and ints of `tickets` (a counter per row and head,
+// indexed alike for every shape) decode_attention needs for a shape and any smaller one. The tickets
+// must be zeroed once before their first use; each launch leaves them at 0.
 long decode_attention_scratch(const DecodeAttentionShape& shape);
+long decode_attention_tickets(const DecodeAttentionShape& shape);
 
 // The cross K/V projection's output [n_ctx][layers][K|V][heads][64] regrouped head by head into
 // [layers][K|V][heads][n_ctx][64], the layout decode_attention reads with shared_kv.

@@ -1,7 +1,8 @@
 // The CUDA kernels against the CPU kernels they mirror (src/kernels/cpu), in fp32 and fp16: layer
-// norm, bias + GELU, the residual add, row softmax with and without the causal mask, the
-// flash-decoding attention over a self-attention cache's filled prefix and over a shared cross
-// cache, the cache writes and row gathers, argmax, and cuBLAS's products. Skipped, with the reason,
+// norm (alone and fused with the residual add), bias + GELU, the residual add, row softmax with and
+// without the causal mask, the decode attention over a self-attention cache's filled prefix and over
+// a shared cross cache (with its query bias), the cache writes (with their biases) and row gathers,
+// argmax, and cuBLAS's products. Skipped, with the reason,
 // where no CUDA device is present.
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
@@ -63,6 +64,31 @@ TEST_F(CudaKernels, LayerNormMatchesCpu) {
   for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], expected[i], 1e-4f) << i;
 }
 
+// The fused kernel gives the same bits as the residual add followed by the layer norm, and x ends
+// updated as add_to_residual leaves it; in fp16, whose normed output is rounded.
+TEST_F(CudaKernels, ResidualLayerNormEqualsAddThenLayerNorm) {
+  const int rows = 5, n = 1280;
+  const std::vector<float> x0 = random(static_cast<size_t>(rows) * n, 30, 2.0f), y = random(x0.size(), 31);
+  const std::vector<float> bias = random(n, 32), gamma = random(n, 33), beta = random(n, 34);
+  DeviceBuffer<float> dx_fused, dx_apart, db, dg, dbeta;
+  DeviceBuffer<__half> dy, normed_fused(x0.size()), normed_apart(x0.size());
+  dx_fused.upload(x0), dx_apart.upload(x0), dy.upload(to_half(y)), db.upload(bias), dg.upload(gamma), dbeta.upload(beta);
+  residual_layer_norm<__half>(dx_fused.data(), dy.data(), db.data(), rows, n, dg.data(), dbeta.data(),
+                              normed_fused.data(), nullptr);
+  add_to_residual<__half>(dx_apart.data(), dy.data(), db.data(), rows, n, nullptr);
+  layer_norm<__half>(dx_apart.data(), rows, n, dg.data(), dbeta.data(), normed_apart.data(), nullptr);
+  const std::vector<float> x_fused = download(dx_fused, x0.size()), x_apart = download(dx_apart, x0.size());
+  const std::vector<float> fused = from_half(download(normed_fused, x0.size()));
+  const std::vector<float> apart = from_half(download(normed_apart, x0.size()));
+  for (size_t i = 0; i < x0.size(); ++i) {
+    ASSERT_EQ(x_fused[i], x_apart[i]) << i;
+    ASSERT_EQ(fused[i], apart[i]) << i;
+  }
+  std::vector<float> expected(x0.size());
+  ::auris::layer_norm(x_apart.data(), rows, n, gamma.data(), beta.data(), expected.data());
+  for (size_t i = 0; i < expected.size(); ++i) ASSERT_NEAR(fused[i], expected[i], 2e-2f) << i;
+}
+
 TEST_F(CudaKernels, BiasGeluAndResidualMatchCpu) {
   const int rows = 5, n = 96;
   const std::vector<float> y0 = random(static_cast<size_t>(rows) * n, 4, 2.0f), bias = random(n, 5);
@@ -103,39 +129,59 @@ TEST_F(CudaKernels, SoftmaxRowsMatchCpuWithAndWithoutCausalMask) {
   }
 }
 
-// One query per row against a self-attention cache [rows][capacity][width] of which only the first
-// n_kv positions are filled (the rest holds junk the kernel must not read), and against a shared
-// cross cache [heads][capacity][64]; compared with the CPU attention over the same keys.
+// One query per row (plus its bias) against a self-attention cache [rows][capacity][width] of which
+// only the first n_kv positions are filled (the rest holds junk the kernel must not read), and against
+// a shared cross cache [heads][capacity][64]; compared with the CPU attention over the same keys.
+// Each shape runs twice: the cross cache's split-combining tickets must be left ready for a replay.
 TEST_F(CudaKernels, DecodeAttentionReadsOnlyTheFilledPrefix) {
   const int rows = 3, heads = 4, d = 64, width = heads * d;
   for (bool shared : {false, true}) {
-    const int capacity = shared ? 1500 : 448, n_kv = shared ? 1500 : 130;
-    const std::vector<float> q = random(static_cast<size_t>(rows) * width, 8);
-    const size_t cache_size = shared ? static_cast<size_t>(heads) * capacity * d : static_cast<size_t>(rows) * capacity * width;
-    std::vector<float> k = random(cache_size, 9), v = random(cache_size, 10);
-    if (!shared)  // junk past the prefix: a kernel that reads it returns NaN
-      for (int r = 0; r < rows; ++r)
-        for (size_t i = (static_cast<size_t>(r) * capacity + n_kv) * width; i < static_cast<size_t>(r + 1) * capacity * width; ++i)
-          k[i] = v[i] = NAN;
-    DeviceBuffer<float> dq, dk, dv, dout(q.size()), partial(decode_attention_scratch({rows, heads, capacity, shared}));
-    DeviceBuffer<int> length;
-    dq.upload(q), dk.upload(k), dv.upload(v), length.upload(std::vector<int>{n_kv});
-    decode_attention<float>(dq.data(), width, dk.data(), dv.data(), length.data(), length.data(),
-                            {rows, heads, capacity, shared}, partial.data(), dout.data(), width, nullptr);
-    const std::vector<float> out = download(dout, q.size());
-    std::vector<float> expected(q.size()), scratch;
-    for (int r = 0; r < rows; ++r) {
-      AttentionInput in{q.data() + static_cast<size_t>(r) * width, width, 1, nullptr, width, nullptr, width, n_kv, heads, d};
-      if (shared) {
-        in.k = k.data(), in.v = v.data(), in.ldk = in.ldv = d;
-        in.k_head_stride = in.v_head_stride = static_cast<long>(capacity) * d;
-      } else {
-        in.k = k.data() + static_cast<size_t>(r) * capacity * width;
-        in.v = v.data() + static_cast<size_t>(r) * capacity * width;
+    for (int n_kv : shared ? std::vector<int>{1500} : std::vector<int>{1, 17, 130, 448}) {
+      const int capacity = shared ? 1500 : 448;
+      const std::vector<float> q = random(static_cast<size_t>(rows) * width, 8 + n_kv), bias = random(width, 20);
+      const size_t cache_size = shared ? static_cast<size_t>(heads) * capacity * d : static_cast<size_t>(rows) * capacity * width;
+      std::vector<float> k = random(cache_size, 9), v = random(cache_size, 10);
+      if (!shared)  // junk past the prefix: a kernel that reads it returns NaN
+        for (int r = 0; r < rows; ++r)
+          for (size_t i = (static_cast<size_t>(r) * capacity + n_kv) * width; i < static_cast<size_t>(r + 1) * capacity * width; ++i)
+            k[i] = v[i] = NAN;
+      const DecodeAttentionShape shape{rows, heads, capacity, shared};
+      DeviceBuffer<float> dq, dbias, dk, dv, dout(q.size()), scratch(decode_attention_scratch(shape));
+      DeviceBuffer<int> length, tickets(decode_attention_tickets(shape));
+      AURIS_CUDA_CHECK(cudaMemset(tickets.data(), 0, tickets.size() * sizeof(int)));
+      dq.upload(q), dbias.upload(bias), dk.upload(k), dv.upload(v), length.upload(std::vector<int>{n_kv});
+      std::vector<float> biased = q;
+      for (size_t i = 0; i < biased.size(); ++i) biased[i] += bias[i % width];
+      std::vector<float> expected(q.size()), attention_scratch;
+      for (int r = 0; r < rows; ++r) {
+        AttentionInput in{biased.data() + static_cast<size_t>(r) * width, width, 1, nullptr, width, nullptr, width, n_kv, heads, d};
+        if (shared) {
+          in.k = k.data(), in.v = v.data(), in.ldk = in.ldv = d;
+          in.k_head_stride = in.v_head_stride = static_cast<long>(capacity) * d;
+        } else {
+          in.k = k.data() + static_cast<size_t>(r) * capacity * width;
+          in.v = v.data() + static_cast<size_t>(r) * capacity * width;
+        }
+        ::auris::attention(in, expected.data() + static_cast<size_t>(r) * width, width, attention_scratch);
       }
-      ::auris::attention(in, expected.data() + static_cast<size_t>(r) * width, width, scratch);
+      for (int run = 0; run < 2; ++run) {
+        AURIS_CUDA_CHECK(cudaMemset(dout.data(), 0xff, dout.size() * sizeof(float)));  // NaN until written
+        decode_attention<float>(dq.data(), width, dbias.data(), dk.data(), dv.data(), length.data(), length.data(), shape,
+                                scratch.data(), tickets.data(), dout.data(), width, nullptr);
+        const std::vector<float> out = download(dout, q.size());
+        for (size_t i = 0; i < out.size(); ++i)
+          ASSERT_NEAR(out[i], expected[i], 1e-4f) << (shared ? "cross " : "self ") << n_kv << " keys, run " << run << ", " << i;
+      }
+      // A one-row launch after the three-row ones (a greedy decode after a beam search): the
+      // tickets of (row 0, head) are where they were.
+      if (shared) {
+        AURIS_CUDA_CHECK(cudaMemset(dout.data(), 0xff, dout.size() * sizeof(float)));
+        decode_attention<float>(dq.data(), width, dbias.data(), dk.data(), dv.data(), length.data(), length.data(),
+                                {1, heads, capacity, true}, scratch.data(), tickets.data(), dout.data(), width, nullptr);
+        const std::vector<float> out = download(dout, width);
+        for (int i = 0; i < width; ++i) ASSERT_NEAR(out[i], expected[i], 1e-4f) << "one row after three, " << i;
+      }
     }
-    for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], expected[i], 1e-4f) << (shared ? "cross " : "self ") << i;
   }
 }
 
@@ -148,8 +194,8 @@ TEST_F(CudaKernels, DecodeAttentionInHalfPrecision) {
   DeviceBuffer<float> partial(decode_attention_scratch({rows, heads, capacity, false}));
   DeviceBuffer<int> length;
   dq.upload(to_half(q)), dk.upload(to_half(k)), dv.upload(to_half(v)), length.upload(std::vector<int>{n_kv});
-  decode_attention<__half>(dq.data(), width, dk.data(), dv.data(), length.data(), length.data(),
-                           {rows, heads, capacity, false}, partial.data(), dout.data(), width, nullptr);
+  decode_attention<__half>(dq.data(), width, nullptr, dk.data(), dv.data(), length.data(), length.data(),
+                           {rows, heads, capacity, false}, partial.data(), nullptr, dout.data(), width, nullptr);
   const std::vector<float> out = from_half(download(dout, q.size()));
   std::vector<float> expected(q.size()), scratch;
   for (int r = 0; r < rows; ++r)
@@ -166,10 +212,20 @@ TEST_F(CudaKernels, CacheWritesAndRowGathers) {
   DeviceBuffer<int> rows, positions, sources;
   dqkv.upload(qkv), rows.upload(std::vector<int>{2, 0, 3}), positions.upload(std::vector<int>{1, 4, 0});
   AURIS_CUDA_CHECK(cudaMemset(k.data(), 0, k.size() * sizeof(float)));
-  append_kv<float>(dqkv.data(), n, 3 * width, width, rows.data(), positions.data(), k.data(), v.data(), capacity, nullptr);
+  append_kv<float>(dqkv.data(), n, 3 * width, width, nullptr, rows.data(), positions.data(), k.data(), v.data(), capacity,
+                   nullptr);
   const std::vector<float> hk = download(k, k.size());
   EXPECT_EQ(hk[(2 * capacity + 1) * width + 5], qkv[width + 5]);
   EXPECT_EQ(hk[(0 * capacity + 4) * width + 0], qkv[3 * width + width]);
+  // With the projection's bias: K and V take theirs (the Q part of the bias is not theirs).
+  const std::vector<float> bias = random(3 * width, 21);
+  DeviceBuffer<float> dbias, kb(k.size()), vb(k.size());
+  dbias.upload(bias);
+  append_kv<float>(dqkv.data(), n, 3 * width, width, dbias.data(), rows.data(), positions.data(), kb.data(), vb.data(),
+                   capacity, nullptr);
+  const std::vector<float> hkb = download(kb, kb.size()), hvb = download(vb, vb.size());
+  EXPECT_EQ(hkb[(2 * capacity + 1) * width + 5], qkv[width + 5] + bias[width + 5]);
+  EXPECT_EQ(hvb[(0 * capacity + 4) * width + 3], qkv[3 * width + 2 * width + 3] + bias[2 * width + 3]);
   sources.upload(std::vector<int>{2, 2, 0});
   gather_cache_rows<float>(k.data(), gathered.data(), sources.data(), 3, 2, capacity, width, nullptr);
   const std::vector<float> hg = download(gathered, gathered.size());
@@ -189,6 +245,43 @@ TEST_F(CudaKernels, ArgmaxTakesTheFirstOfEqualMaxima) {
   const std::vector<int> best = download(out, 2);
   EXPECT_EQ(best[0], 1234);
   EXPECT_EQ(best[1], 7);
+}
+
+// The decode step's products for 1 to kGemvMaxRows rows, with and without bias and GELU, in fp32
+// (to the definition in double) and fp16 (to it within half precision); x has a row stride past its
+// width, and the output row stride is wider than the output.
+TEST_F(CudaKernels, GemvMatchesDefinition) {
+  const int in = 200, ldx = 208, out = 37, ldy = 41;
+  for (int rows : {1, 2, 3, 5, kGemvMaxRows}) {
+    for (bool with_bias : {false, true}) {
+      const std::vector<float> x = random(static_cast<size_t>(rows) * ldx, 40 + rows, 0.5f), w = random(static_cast<size_t>(out) * in, 41, 0.5f);
+      const std::vector<float> bias = random(out, 42);
+      std::vector<double> exact(static_cast<size_t>(rows) * out);
+      for (int r = 0; r < rows; ++r)
+        for (int o = 0; o < out; ++o) {
+          double sum = with_bias ? bias[o] : 0.0;
+          for (int i = 0; i < in; ++i) sum += double(x[static_cast<size_t>(r) * ldx + i]) * w[static_cast<size_t>(o) * in + i];
+          exact[static_cast<size_t>(r) * out + o] = sum;
+        }
+      DeviceBuffer<float> dx, dw, db, dy(static_cast<size_t>(rows) * ldy);
+      DeviceBuffer<__half> hx, hw, hy(static_cast<size_t>(rows) * ldy);
+      dx.upload(x), dw.upload(w), db.upload(bias), hx.upload(to_half(x)), hw.upload(to_half(w));
+      for (bool gelu_after : {false, true}) {
+        const float* b = with_bias ? db.data() : nullptr;
+        gemv<float>(dx.data(), rows, in, ldx, dw.data(), out, b, gelu_after, dy.data(), ldy, nullptr);
+        gemv<__half>(hx.data(), rows, in, ldx, hw.data(), out, b, gelu_after, hy.data(), ldy, nullptr);
+        const std::vector<float> y = download(dy, dy.size()), yh = from_half(download(hy, hy.size()));
+        for (int r = 0; r < rows; ++r)
+          for (int o = 0; o < out; ++o) {
+            const double e = exact[static_cast<size_t>(r) * out + o];
+            const double expected = gelu_after ? 0.5 * e * (1.0 + std::erf(e / std::sqrt(2.0))) : e;
+            const size_t at = static_cast<size_t>(r) * ldy + o;
+            ASSERT_NEAR(y[at], expected, 1e-4) << rows << " rows, bias " << with_bias << ", gelu " << gelu_after << ": " << r << "," << o;
+            ASSERT_NEAR(yh[at], expected, 2e-2 * (1.0 + std::abs(expected))) << rows << " rows (fp16): " << r << "," << o;
+          }
+      }
+    }
+  }
 }
 
 TEST_F(CudaKernels, BlasLinearMatchesDefinition) {

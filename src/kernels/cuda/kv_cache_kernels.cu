@@ -8,14 +8,15 @@ namespace {
 constexpr int kThreads = 256;
 
 template <typename T>
-__global__ void append_kv_kernel(const T* qkv, int ld, int width, const int* rows, const int* positions, T* k_cache,
-                                 T* v_cache, int capacity, long count) {
+__global__ void append_kv_kernel(const T* qkv, int ld, int width, const float* bias, const int* rows,
+                                 const int* positions, T* k_cache, T* v_cache, int capacity, long count) {
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const long input = i / width, c = i % width;
   const size_t at = (static_cast<size_t>(rows[input]) * capacity + positions[input]) * width + c;
-  k_cache[at] = qkv[input * ld + width + c];
-  v_cache[at] = qkv[input * ld + 2 * width + c];
+  const T k = qkv[input * ld + width + c], v = qkv[input * ld + 2 * width + c];
+  k_cache[at] = bias ? from_float<T>(to_float(k) + bias[width + c]) : k;
+  v_cache[at] = bias ? from_float<T>(to_float(v) + bias[2 * width + c]) : v;
 }
 
 template <typename T>
@@ -48,12 +49,12 @@ void regroup_heads(const T* projected, int n_ctx, int blocks, T* cache, cudaStre
 }
 
 template <typename T>
-void append_kv(const T* qkv, int n, int ld, int width, const int* rows, const int* positions, T* k_cache,
-               T* v_cache, int capacity, cudaStream_t s) {
+void append_kv(const T* qkv, int n, int ld, int width, const float* bias, const int* rows, const int* positions,
+               T* k_cache, T* v_cache, int capacity, cudaStream_t s) {
   const long count = static_cast<long>(n) * width;
   if (count)
     append_kv_kernel<T><<<static_cast<unsigned>((count + kThreads - 1) / kThreads), kThreads, 0, s>>>(
-        qkv, ld, width, rows, positions, k_cache, v_cache, capacity, count);
+        qkv, ld, width, bias, rows, positions, k_cache, v_cache, capacity, count);
 }
 
 template <typename T>
@@ -66,7 +67,8 @@ void gather_cache_rows(const T* src, T* dst, const int* source_rows, int rows, i
 }
 
 #define INSTANTIATE(T)                                                                                       \
-  template void append_kv<T>(const T*, int, int, int, const int*, const int*, T*, T*, int, cudaStream_t);  \
+  template void append_kv<T>(const T*, int, int, int, const float*, const int*, const int*, T*, T*, int,      \
+                             cudaStream_t);                                                                   \
   template void gather_cache_rows<T>(const T*, T*, const int*, int, int, int, int, cudaStream_t);             \
   template void regroup_heads<T>(const T*, int, int, T*, cudaStream_t);
 AURIS_INSTANTIATE_FOR_STORAGE_TYPES(INSTANTIATE)

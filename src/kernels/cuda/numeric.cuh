@@ -19,6 +19,18 @@ __device__ __forceinline__ __half from_float<__half>(float x) { return __float2h
 template <>
 __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
+// Eight consecutive values as fp32 (16-byte aligned): one 16-byte load for 2-byte types, two for fp32.
+__device__ __forceinline__ void load8(const float* p, float out[8]) {
+  const float4 a = reinterpret_cast<const float4*>(p)[0], b = reinterpret_cast<const float4*>(p)[1];
+  out[0] = a.x, out[1] = a.y, out[2] = a.z, out[3] = a.w, out[4] = b.x, out[5] = b.y, out[6] = b.z, out[7] = b.w;
+}
+template <typename T>
+__device__ __forceinline__ void load8(const T* p, float out[8]) {
+  const uint4 raw = *reinterpret_cast<const uint4*>(p);
+  const T* h = reinterpret_cast<const T*>(&raw);
+  for (int i = 0; i < 8; ++i) out[i] = to_float(h[i]);
+}
+
 __device__ __forceinline__ float warp_sum(float x) {
   for (int offset = 16; offset > 0; offset >>= 1) x += __shfl_xor_sync(0xffffffffu, x, offset);
   return x;

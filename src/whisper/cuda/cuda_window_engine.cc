@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <type_traits>
 
 #include "auris/error.h"
 #include "kernels/cuda/blas.h"
@@ -115,6 +116,8 @@ class CudaWindowEngine final : public WindowEngine {
     partial_.resize(std::max(
         cuda::decode_attention_scratch({kMaxBucket, d_.n_text_head, d_.n_text_ctx, false}),
         cuda::decode_attention_scratch({kMaxBucket, d_.n_text_head, d_.n_audio_ctx, true})));
+    tickets_.resize(cuda::decode_attention_tickets({kMaxBucket, d_.n_text_head, d_.n_audio_ctx, true}));
+    AURIS_CUDA_CHECK(cudaMemsetAsync(tickets_.data(), 0, tickets_.size() * sizeof(int), stream()));
   }
 
   void set_window(const LogMel& window) override;
@@ -146,7 +149,9 @@ class CudaWindowEngine final : public WindowEngine {
     return cross_keys(layer) + static_cast<size_t>(d_.n_audio_ctx) * d_.n_text_state;
   }
 
-  void encoder_block(const cuda::DeviceEncoderBlock<T>& b);
+  // One encoder block: x_ enters with normed_ holding its attention layer norm and leaves with `next`
+  // (the next block's attention layer norm, or ln_post) of its output written to next_out.
+  void encoder_block(const cuda::DeviceEncoderBlock<T>& b, const cuda::DeviceLayerNorm& next, T* next_out);
   void compute_cross_kv();
   void ensure_rows(int rows);
   void prefill(const std::vector<int>& tokens, const std::vector<int>& positions, std::vector<float>& logits);
@@ -155,9 +160,21 @@ class CudaWindowEngine final : public WindowEngine {
   void decoder_layer_prefill(int layer, int n);
   void copy_rows(const std::vector<int>& source_rows);
 
-  template <typename A, typename B>
-  void linear(const A* x, int rows, const cuda::DeviceLinear<T>& l, B* y) const {
+  // y = x W^T: a decode step's few rows through the own gemv kernel, more through cuBLAS.
+  template <typename B>
+  void linear(const T* x, int rows, const cuda::DeviceLinear<T>& l, B* y) const {
+    if constexpr (std::is_same_v<B, T>) {
+      if (rows <= cuda::kGemvMaxRows)
+        return cuda::gemv<T>(x, rows, l.in, l.in, l.weight.data(), l.out, nullptr, false, y, l.out, stream());
+    }
     blas_.linear<T, B>(x, rows, l.in, l.in, l.weight.data(), l.out, y, l.out);
+  }
+  // y = GELU(x W^T + b), the bias and GELU in the gemv kernel where it runs.
+  void linear_gelu(const T* x, int rows, const cuda::DeviceLinear<T>& l, T* y) const {
+    if (rows <= cuda::kGemvMaxRows)
+      return cuda::gemv<T>(x, rows, l.in, l.in, l.weight.data(), l.out, l.bias_or_null(), true, y, l.out, stream());
+    blas_.linear<T, T>(x, rows, l.in, l.in, l.weight.data(), l.out, y, l.out);
+    cuda::bias_gelu<T>(y, l.bias_or_null(), rows, l.out, l.out, stream());
   }
 
   std::shared_ptr<const CudaWeights> holder_;
@@ -172,7 +189,7 @@ class CudaWindowEngine final : public WindowEngine {
       cross_;
   DeviceBuffer<T> self_k_, self_v_, reorder_scratch_;
   DeviceBuffer<StepInputs> inputs_;
-  DeviceBuffer<int> source_rows_;
+  DeviceBuffer<int> source_rows_, tickets_;
   PinnedBuffer<StepInputs> host_inputs_;
   PinnedBuffer<float> host_logits_;
   std::map<int, std::unique_ptr<Graph>> graphs_;  // by bucket
@@ -195,16 +212,18 @@ void CudaWindowEngine<T>::set_window(const LogMel& window) {
   mel_.upload(window.data, s);
   // conv1 over [n_mels x 3000] (channel-major), conv2 (stride 2) over conv1's [3000 x d] output.
   cuda::im2col_k3<T>(mel_.data(), mels, frames, frames, 1, 1, frames, columns_.data(), s);
-  linear(columns_.data(), frames, w_.conv1, projected_.data());
-  cuda::bias_gelu<T>(projected_.data(), w_.conv1.bias_or_null(), frames, width, width, s);
+  linear_gelu(columns_.data(), frames, w_.conv1, projected_.data());
   cuda::convert<T, float>(projected_.data(), nullptr, static_cast<long>(frames) * width, x_float_.data(), s);
   cuda::im2col_k3<T>(x_float_.data(), width, frames, 1, width, 2, ctx, columns_.data(), s);
-  linear(columns_.data(), ctx, w_.conv2, projected_.data());
-  cuda::bias_gelu<T>(projected_.data(), w_.conv2.bias_or_null(), ctx, width, width, s);
+  linear_gelu(columns_.data(), ctx, w_.conv2, projected_.data());
   cuda::convert<T, float>(projected_.data(), w_.audio_positions.data(), static_cast<long>(ctx) * width, x_.data(), s);
-  for (const auto& b : w_.encoder_blocks) encoder_block(b);
-  cuda::layer_norm<T>(x_.data(), ctx, width, w_.encoder_ln_post.gamma.data(), w_.encoder_ln_post.beta.data(),
-                      encoder_out_.data(), s);
+  const auto& blocks = w_.encoder_blocks;
+  cuda::layer_norm<T>(x_.data(), ctx, width, blocks[0].attn_ln.gamma.data(), blocks[0].attn_ln.beta.data(),
+                      normed_.data(), s);
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const bool last = i + 1 == blocks.size();
+    encoder_block(blocks[i], last ? w_.encoder_ln_post : blocks[i + 1].attn_ln, last ? encoder_out_.data() : normed_.data());
+  }
   stream_.synchronize();
   counters_.encoder_seconds += seconds_since(start);
   ++counters_.encoder_windows;
@@ -214,10 +233,10 @@ void CudaWindowEngine<T>::set_window(const LogMel& window) {
 }
 
 template <typename T>
-void CudaWindowEngine<T>::encoder_block(const cuda::DeviceEncoderBlock<T>& b) {
+void CudaWindowEngine<T>::encoder_block(const cuda::DeviceEncoderBlock<T>& b, const cuda::DeviceLayerNorm& next,
+                                        T* next_out) {
   const int ctx = d_.n_audio_ctx, width = d_.n_audio_state, heads = d_.n_audio_head;
   cudaStream_t s = stream();
-  cuda::layer_norm<T>(x_.data(), ctx, width, b.attn_ln.gamma.data(), b.attn_ln.beta.data(), normed_.data(), s);
   linear(normed_.data(), ctx, b.qkv, qkv_.data());
   cuda::add_bias<T>(qkv_.data(), b.qkv.bias_or_null(), ctx, 3 * width, 3 * width, s);
   const T* qkv = qkv_.data();
@@ -226,12 +245,12 @@ void CudaWindowEngine<T>::encoder_block(const cuda::DeviceEncoderBlock<T>& b) {
   blas_.head_values<T>(probabilities_.data(), {qkv + 2 * width, 3 * width, kHead}, ctx, ctx, kHead, heads,
                        attended_.data(), width);
   linear(attended_.data(), ctx, b.attn_out, projected_.data());
-  cuda::add_to_residual<T>(x_.data(), projected_.data(), b.attn_out.bias_or_null(), ctx, width, s);
-  cuda::layer_norm<T>(x_.data(), ctx, width, b.mlp_ln.gamma.data(), b.mlp_ln.beta.data(), normed_.data(), s);
-  linear(normed_.data(), ctx, b.mlp_in, hidden_.data());
-  cuda::bias_gelu<T>(hidden_.data(), b.mlp_in.bias_or_null(), ctx, 4 * width, 4 * width, s);
+  cuda::residual_layer_norm<T>(x_.data(), projected_.data(), b.attn_out.bias_or_null(), ctx, width, b.mlp_ln.gamma.data(),
+                               b.mlp_ln.beta.data(), normed_.data(), s);
+  linear_gelu(normed_.data(), ctx, b.mlp_in, hidden_.data());
   linear(hidden_.data(), ctx, b.mlp_out, projected_.data());
-  cuda::add_to_residual<T>(x_.data(), projected_.data(), b.mlp_out.bias_or_null(), ctx, width, s);
+  cuda::residual_layer_norm<T>(x_.data(), projected_.data(), b.mlp_out.bias_or_null(), ctx, width, next.gamma.data(),
+                               next.beta.data(), next_out, s);
 }
 
 // One projection of the encoder output for every decoder layer's K and V, regrouped head-major.
@@ -302,8 +321,8 @@ void CudaWindowEngine<T>::prefill(const std::vector<int>& tokens, const std::vec
     cuda::layer_norm<T>(x_.data(), n, tw, b.attn_ln.gamma.data(), b.attn_ln.beta.data(), normed_.data(), s);
     linear(normed_.data(), n, b.qkv, qkv_.data());
     cuda::add_bias<T>(qkv_.data(), b.qkv.bias_or_null(), n, 3 * tw, 3 * tw, s);
-    cuda::append_kv<T>(qkv_.data(), n, 3 * tw, tw, prompt.data() + 2 * n, prompt.data() + n, self_keys(l), self_values(l),
-                       d_.n_text_ctx, s);
+    cuda::append_kv<T>(qkv_.data(), n, 3 * tw, tw, nullptr, prompt.data() + 2 * n, prompt.data() + n, self_keys(l),
+                       self_values(l), d_.n_text_ctx, s);
     decoder_layer_prefill(l, n);
   }
   const int k = static_cast<int>(logit_positions.size());
@@ -332,9 +351,8 @@ void CudaWindowEngine<T>::decoder_layer_prefill(int l, int n) {
   cuda::softmax_rows<T>(scores_.data(), heads * n, n, 0.125f, probabilities_.data(), s, n, 0);
   blas_.head_values<T>(probabilities_.data(), {self_values(l), tw, kHead}, n, n, kHead, heads, attended_.data(), tw);
   linear(attended_.data(), n, b.attn_out, projected_.data());
-  cuda::add_to_residual<T>(x_.data(), projected_.data(), b.attn_out.bias_or_null(), n, tw, s);
-
-  cuda::layer_norm<T>(x_.data(), n, tw, b.cross_ln.gamma.data(), b.cross_ln.beta.data(), normed_.data(), s);
+  cuda::residual_layer_norm<T>(x_.data(), projected_.data(), b.attn_out.bias_or_null(), n, tw, b.cross_ln.gamma.data(),
+                               b.cross_ln.beta.data(), normed_.data(), s);
   linear(normed_.data(), n, b.cross_query, projected_.data());
   cuda::add_bias<T>(projected_.data(), b.cross_query.bias_or_null(), n, tw, tw, s);
   const long long head_stride = static_cast<long long>(ctx) * kHead;
@@ -344,11 +362,9 @@ void CudaWindowEngine<T>::decoder_layer_prefill(int l, int n) {
   blas_.head_values<T>(probabilities_.data(), {cross_values(l), kHead, head_stride}, n, ctx, kHead, heads,
                        attended_.data(), tw);
   linear(attended_.data(), n, b.cross_out, projected_.data());
-  cuda::add_to_residual<T>(x_.data(), projected_.data(), b.cross_out.bias_or_null(), n, tw, s);
-
-  cuda::layer_norm<T>(x_.data(), n, tw, b.mlp_ln.gamma.data(), b.mlp_ln.beta.data(), normed_.data(), s);
-  linear(normed_.data(), n, b.mlp_in, hidden_.data());
-  cuda::bias_gelu<T>(hidden_.data(), b.mlp_in.bias_or_null(), n, 4 * tw, 4 * tw, s);
+  cuda::residual_layer_norm<T>(x_.data(), projected_.data(), b.cross_out.bias_or_null(), n, tw, b.mlp_ln.gamma.data(),
+                               b.mlp_ln.beta.data(), normed_.data(), s);
+  linear_gelu(normed_.data(), n, b.mlp_in, hidden_.data());
   linear(hidden_.data(), n, b.mlp_out, projected_.data());
   cuda::add_to_residual<T>(x_.data(), projected_.data(), b.mlp_out.bias_or_null(), n, tw, s);
 }
@@ -362,34 +378,37 @@ void CudaWindowEngine<T>::run_step_layers(int rows) {
   const StepInputs* in = inputs_.data();
   cuda::embed<T>(in->tokens, in->positions, rows, w_.token_embedding.weight.data(), w_.text_positions.data(), tw,
                  x_.data(), s);
+  const auto& blocks = w_.decoder_blocks;
+  cuda::layer_norm<T>(x_.data(), rows, tw, blocks[0].attn_ln.gamma.data(), blocks[0].attn_ln.beta.data(), normed_.data(), s);
+  // Each sublayer's residual add and the next sublayer's layer norm are one kernel; the projections'
+  // Q, K and V biases are added where the attention and the cache write read them.
   for (int l = 0; l < d_.n_text_layer; ++l) {
-    const auto& b = w_.decoder_blocks[l];
-    cuda::layer_norm<T>(x_.data(), rows, tw, b.attn_ln.gamma.data(), b.attn_ln.beta.data(), normed_.data(), s);
+    const auto& b = blocks[l];
     linear(normed_.data(), rows, b.qkv, qkv_.data());
-    cuda::add_bias<T>(qkv_.data(), b.qkv.bias_or_null(), rows, 3 * tw, 3 * tw, s);
-    cuda::append_kv<T>(qkv_.data(), rows, 3 * tw, tw, in->rows, in->positions, self_keys(l), self_values(l),
-                       d_.n_text_ctx, s);
-    cuda::decode_attention<T>(qkv_.data(), 3 * tw, self_keys(l), self_values(l), &in->n_kv, &in->n_visible,
-                              {rows, heads, d_.n_text_ctx, false}, partial_.data(), attended_.data(), tw, s);
+    cuda::append_kv<T>(qkv_.data(), rows, 3 * tw, tw, b.qkv.bias_or_null(), in->rows, in->positions, self_keys(l),
+                       self_values(l), d_.n_text_ctx, s);
+    cuda::decode_attention<T>(qkv_.data(), 3 * tw, b.qkv.bias_or_null(), self_keys(l), self_values(l), &in->n_kv,
+                              &in->n_visible, {rows, heads, d_.n_text_ctx, false}, partial_.data(), tickets_.data(), attended_.data(), tw,
+                              s);
     linear(attended_.data(), rows, b.attn_out, projected_.data());
-    cuda::add_to_residual<T>(x_.data(), projected_.data(), b.attn_out.bias_or_null(), rows, tw, s);
+    cuda::residual_layer_norm<T>(x_.data(), projected_.data(), b.attn_out.bias_or_null(), rows, tw, b.cross_ln.gamma.data(),
+                                 b.cross_ln.beta.data(), normed_.data(), s);
 
     // Cross-attention: Q only, over the window's cache.
-    cuda::layer_norm<T>(x_.data(), rows, tw, b.cross_ln.gamma.data(), b.cross_ln.beta.data(), normed_.data(), s);
     linear(normed_.data(), rows, b.cross_query, projected_.data());
-    cuda::add_bias<T>(projected_.data(), b.cross_query.bias_or_null(), rows, tw, tw, s);
-    cuda::decode_attention<T>(projected_.data(), tw, cross_keys(l), cross_values(l), &in->n_ctx, &in->n_ctx,
-                              {rows, heads, d_.n_audio_ctx, true}, partial_.data(), attended_.data(), tw, s);
+    cuda::decode_attention<T>(projected_.data(), tw, b.cross_query.bias_or_null(), cross_keys(l), cross_values(l),
+                              &in->n_ctx, &in->n_ctx, {rows, heads, d_.n_audio_ctx, true}, partial_.data(),
+                              tickets_.data(), attended_.data(), tw, s);
     linear(attended_.data(), rows, b.cross_out, projected_.data());
-    cuda::add_to_residual<T>(x_.data(), projected_.data(), b.cross_out.bias_or_null(), rows, tw, s);
+    cuda::residual_layer_norm<T>(x_.data(), projected_.data(), b.cross_out.bias_or_null(), rows, tw, b.mlp_ln.gamma.data(),
+                                 b.mlp_ln.beta.data(), normed_.data(), s);
 
-    cuda::layer_norm<T>(x_.data(), rows, tw, b.mlp_ln.gamma.data(), b.mlp_ln.beta.data(), normed_.data(), s);
-    linear(normed_.data(), rows, b.mlp_in, hidden_.data());
-    cuda::bias_gelu<T>(hidden_.data(), b.mlp_in.bias_or_null(), rows, 4 * tw, 4 * tw, s);
+    linear_gelu(normed_.data(), rows, b.mlp_in, hidden_.data());
     linear(hidden_.data(), rows, b.mlp_out, projected_.data());
-    cuda::add_to_residual<T>(x_.data(), projected_.data(), b.mlp_out.bias_or_null(), rows, tw, s);
+    const cuda::DeviceLayerNorm& next = l + 1 < d_.n_text_layer ? blocks[l + 1].attn_ln : w_.decoder_ln;
+    cuda::residual_layer_norm<T>(x_.data(), projected_.data(), b.mlp_out.bias_or_null(), rows, tw, next.gamma.data(),
+                                 next.beta.data(), normed_.data(), s);
   }
-  cuda::layer_norm<T>(x_.data(), rows, tw, w_.decoder_ln.gamma.data(), w_.decoder_ln.beta.data(), normed_.data(), s);
   linear(normed_.data(), rows, w_.token_embedding, logits_.data());
   AURIS_CUDA_CHECK(cudaMemcpyAsync(host_logits_.data(), logits_.data(), static_cast<size_t>(rows) * d_.n_vocab * sizeof(float),
                                    cudaMemcpyDeviceToHost, s));
