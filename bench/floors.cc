@@ -102,14 +102,31 @@ std::string decode_product(int out, int in, int rows, int repeats) {
 
 }  // namespace
 
+// --quick: smaller sizes and fewer repeats; --no-products: the two floors alone (what the harness
+// measures again before each case, beside that case's runs).
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false, products = true;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (std::strcmp(argv[i], "--no-products") == 0) {
+      products = false;
+    } else {
+      std::fprintf(stderr, "auris_floors: unknown option '%s' (options: --quick, --no-products)\n", argv[i]);
+      return 2;
+    }
+  }
   const int repeats = quick ? 3 : 9;
   std::printf("{\n  \"threads\": %d,\n", omp_get_max_threads());
   const dnnl_version_t* v = dnnl_version();
   std::printf("  \"blas\": \"oneDNN %d.%d.%d (%s)\",\n", v->major, v->minor, v->patch, v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other");
   std::printf("  \"sgemm_gflops\": %s,\n", json(gemm_gflops(quick ? 1024 : 3072, repeats)).c_str());
-  std::printf("  \"read_gbs\": %s,\n", json(read_bandwidth_gbs(quick ? (64u << 20) : (1024u << 20), repeats)).c_str());
+  std::printf("  \"read_gbs\": %s%s\n", json(read_bandwidth_gbs(quick ? (64u << 20) : (1024u << 20), repeats)).c_str(),
+              products ? "," : "");
+  if (!products) {
+    std::printf("}\n");
+    return 0;
+  }
   std::printf("  \"decode_products\": [\n");
   // The largest decode-step products: the vocabulary projection and the MLP of tiny/base.
   const int shapes[][3] = {{51864, 384, 1}, {51864, 384, 5}, {1536, 384, 1}, {51865, 512, 1}, {2048, 512, 1}};

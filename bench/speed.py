@@ -13,8 +13,10 @@ EnglishTextNormalizer (`auris wer`).
   whisper.cpp      pywhispercpp built here from its sdist (GGML_NATIVE), on `auris convert --to ggml`
   openai/whisper   the reference, fp32, on the same weights (tools/reference/ct2_to_openai.py)
 
-The floors (peak sgemm, streaming-read bandwidth) come from build/auris_floors in the same run, and
-faster-whisper's encoder is timed alone on the file's first window, beside auris's per-window figure.
+The floors (peak sgemm, streaming-read bandwidth) come from build/auris_floors in the same run: once
+at the start (with the decode products), and again before each case, whose encoder fraction and
+step/floor ratios use its own (the machine's bandwidth drifts over a long run). faster-whisper's
+encoder is timed alone on the file's first window, beside auris's per-window figure.
 Writes bench/results/speed.json and prints the markdown tables docs/BENCHMARKS.md quotes.
 
 Usage: bench/speed.py [--models tiny.en base] [--repeats 3] [--render bench/results/speed.json]
@@ -217,17 +219,24 @@ def time_budget_line(rows, ours, peer, target):
             f"which takes {rest:.2f} s now")
 
 
+def floors_text(floors):
+    return (f"sgemm {floors['sgemm_gflops']['median']:.1f} GFLOP/s ({floors['sgemm_gflops']['min']:.1f}-"
+            f"{floors['sgemm_gflops']['max']:.1f}), streaming read {floors['read_gbs']['median']:.1f} GB/s "
+            f"({floors['read_gbs']['min']:.1f}-{floors['read_gbs']['max']:.1f})")
+
+
 def markdown(results, floors, machine_name):
     lines = []
-    peak = floors["sgemm_gflops"]["median"]
-    bandwidth = floors["read_gbs"]["median"]
     lines.append(f"Machine: {machine_name}.\n")
-    lines.append(f"Floors (same run, {floors['threads']} threads, {floors['blas']}): sgemm {peak:.1f} GFLOP/s "
-                 f"({floors['sgemm_gflops']['min']:.1f}-{floors['sgemm_gflops']['max']:.1f}), "
-                 f"streaming read {bandwidth:.1f} GB/s ({floors['read_gbs']['min']:.1f}-{floors['read_gbs']['max']:.1f}).\n")
+    lines.append(f"Floors (same run, at its start, {floors['threads']} threads, {floors['blas']}): {floors_text(floors)}.\n")
     for case in results:
         rows = case["summary"]
+        case_floors = case.get("floors", floors)  # runs before 2026-11-24 measured them once
+        peak = case_floors["sgemm_gflops"]["median"]
+        bandwidth = case_floors["read_gbs"]["median"]
         lines.append(f"### {case['model']}, {case['audio']} ({case['audio_seconds']:.0f} s), {case['decoding']}\n")
+        if "floors" in case:
+            lines.append(f"Floors measured before this case (its encoder and step ratios use them): {floors_text(case_floors)}.\n")
         lines.append("| engine | wall s median (min-max), n | x real time | peak RSS MB | WER |")
         lines.append("|---|---|---|---|---|")
         for label, r in rows.items():
@@ -326,15 +335,21 @@ def main():
         return
 
     bench = Bench(args)
-    floors = json.loads(subprocess.check_output([os.path.join(ROOT, "build", "auris_floors")], text=True,
-                                                env={**os.environ, "OMP_NUM_THREADS": str(args.threads)}))
+    def measure_floors(*options):
+        return json.loads(subprocess.check_output([os.path.join(ROOT, "build", "auris_floors"), *options], text=True,
+                                                  env={**os.environ, "OMP_NUM_THREADS": str(args.threads)}))
+
+    floors = measure_floors()
     print(f"floors: {json.dumps(floors)}", file=sys.stderr)
     results = []
     peer_encoder = {}  # (model, audio): measured once, shown with each decoding's case
     for model in args.models:
         for audio in args.audio:
             for decoding in args.decodings:
+                case_floors = measure_floors("--no-products")
+                print(f"floors before {model}, {audio}, {decoding}: {json.dumps(case_floors)}", file=sys.stderr)
                 case = bench.case(model, audio, decoding)
+                case["floors"] = case_floors
                 case["summary"] = summarise(case)
                 if not args.no_peer_encoder:
                     if (model, audio) not in peer_encoder:
