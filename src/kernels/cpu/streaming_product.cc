@@ -18,31 +18,34 @@ constexpr int L = simd::kLanes;
 constexpr long kParallelWeights = 1 << 16;
 // Input rows sharing one pass over a weight row (register blocking: 8 accumulators).
 constexpr int kRowBlock = 8;
-// How far ahead of its reads dot_rows prefetches fp32/fp16/bf16 weights for several rows (7 or 8, and
-// the columns dot_columns' passes leave over), and int_dot_rows int8 weights for one row. With a few
-// rows the arithmetic per weight byte grows, and the hardware prefetcher alone no longer keeps the
-// stream from memory busy (docs/BENCHMARKS.md, "Beam steps"). One row of fp16 streams at the
-// bandwidth floor without help (a prefetch made it slower); one row of int8 does not (int_dot_rows).
-constexpr int kPrefetchBytes = 2048;
+// How far ahead a pass over weight columns requests the columns a later pass reads: every cache line
+// of them at once, when the pass starts. Requests spread over the pass, one per line read, left the
+// memory idle while the FMAs ran, so that a pass took about the time of its reads plus that of its
+// arithmetic; the hardware prefetcher alone did the same (docs/BENCHMARKS.md, "Beam steps: the
+// weights requested a pass at a time").
+constexpr long kRequestAheadBytes = 8192;
 // Bytes of weights a column block may take so that it stays in L2 while row blocks pass over it.
 constexpr long kColumnBlockBytes = 192 << 10;
 
-// Requests the cache line `bytes` past p, which may lie past the end of the weights (the weights of
-// a column past the last): computed as an address, not as a pointer into them, and a prefetch never
-// faults.
-inline void prefetch_ahead(const void* p, long bytes) {
-  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) + bytes));
+// p is where the pass about to run starts. Requests every cache line of the pass that starts a whole
+// number of passes later (at least one, about kRequestAheadBytes). Those lines may lie past the end
+// of the weights (passes past the last): their addresses are computed as integers, not as pointers
+// into the weights, and a prefetch never faults.
+inline void request_pass_ahead(const void* p, long pass_bytes) {
+  const long ahead = std::max(1L, kRequestAheadBytes / pass_bytes) * pass_bytes;
+  const uintptr_t first = reinterpret_cast<uintptr_t>(p) + static_cast<uintptr_t>(ahead);
+  for (long b = 0; b < pass_bytes; b += 64) __builtin_prefetch(reinterpret_cast<const void*>(first + b));
 }
 
-// One weight format: a vector of fp32 weights of column `col` from input i, and the same for one
-// weight.
+// One weight format: a vector of fp32 weights of column `col` from input i, the same for one
+// weight, and the address of the column's first weight.
 struct Fp32Weights {
   static constexpr int kBytes = 4;
   const float* w;
   int in;
   simd::Vec load(int col, int i) const { return simd::load(w + static_cast<size_t>(col) * in + i); }
   float scalar(int col, int i) const { return w[static_cast<size_t>(col) * in + i]; }
-  void prefetch(int col, int i) const { prefetch_ahead(w, (static_cast<long>(col) * in + i) * kBytes); }
+  const void* column(int col) const { return w + static_cast<size_t>(col) * in; }
 };
 
 struct Fp16Weights {
@@ -51,7 +54,7 @@ struct Fp16Weights {
   int in;
   simd::Vec load(int col, int i) const { return simd::load_fp16(w + static_cast<size_t>(col) * in + i); }
   float scalar(int col, int i) const { return fp16_to_float(w[static_cast<size_t>(col) * in + i]); }
-  void prefetch(int col, int i) const { prefetch_ahead(w, (static_cast<long>(col) * in + i) * kBytes); }
+  const void* column(int col) const { return w + static_cast<size_t>(col) * in; }
 };
 
 struct Bf16Weights {
@@ -60,7 +63,7 @@ struct Bf16Weights {
   int in;
   simd::Vec load(int col, int i) const { return simd::load_bf16(w + static_cast<size_t>(col) * in + i); }
   float scalar(int col, int i) const { return bf16_to_float(w[static_cast<size_t>(col) * in + i]); }
-  void prefetch(int col, int i) const { prefetch_ahead(w, (static_cast<long>(col) * in + i) * kBytes); }
+  const void* column(int col) const { return w + static_cast<size_t>(col) * in; }
 };
 
 // sums[r] = <x row r, weight column col> for R rows. U independent accumulators per row hide the FMA
@@ -68,12 +71,12 @@ struct Bf16Weights {
 template <int R, typename Weights>
 inline void dot_rows(const float* x, int ldx, int in, const Weights& w, int col, float* sums) {
   constexpr int U = R <= 3 ? 4 : (R <= 7 ? 2 : 1);
+  request_pass_ahead(w.column(col), static_cast<long>(in) * Weights::kBytes);
   simd::Vec acc[R][U];
   for (int r = 0; r < R; ++r)
     for (int u = 0; u < U; ++u) acc[r][u] = simd::zero();
   int i = 0;
   for (; i + U * L <= in; i += U * L) {
-    if (R > 1) w.prefetch(col, i + kPrefetchBytes / Weights::kBytes);  // may point past the last column
     for (int u = 0; u < U; ++u) {
       const simd::Vec wv = w.load(col, i + u * L);
       for (int r = 0; r < R; ++r) acc[r][u] = simd::fmadd(wv, simd::load(x + static_cast<size_t>(r) * ldx + i + u * L), acc[r][u]);
@@ -101,19 +104,15 @@ constexpr int columns_per_pass(int rows) { return rows == 1 || rows > 6 ? 1 : (r
 // sums[c * R + r] = <x row r, weight column col + c> for R rows and C adjacent columns. Each vector of
 // x goes into a register once and feeds C FMAs, one per column. dot_rows, one column at a time, loads
 // an x vector for every FMA (five rows: six loads per five FMAs), so the loads, not the FMAs, bound
-// a beam step's products (docs/BENCHMARKS.md, "weight rows two at a time"). Each cache line of weights
-// read prefetches the same line of the columns the next pass reads (kPrefetchBytes ahead fell short
-// for 2048 inputs).
+// a beam step's products (docs/BENCHMARKS.md, "weight rows two at a time").
 template <int R, int C, typename Weights>
 inline void dot_columns(const float* x, int ldx, int in, const Weights& w, int col, float* sums) {
-  constexpr int kLineElements = 64 / Weights::kBytes;
+  request_pass_ahead(w.column(col), static_cast<long>(C) * in * Weights::kBytes);
   simd::Vec acc[C][R];
   for (int c = 0; c < C; ++c)
     for (int r = 0; r < R; ++r) acc[c][r] = simd::zero();
   int i = 0;
   for (; i + L <= in; i += L) {
-    if (i % kLineElements == 0)
-      for (int c = 0; c < C; ++c) w.prefetch(col + C + c, i);
     simd::Vec wv[C];
     for (int c = 0; c < C; ++c) wv[c] = w.load(col + c, i);
     for (int r = 0; r < R; ++r) {
@@ -202,22 +201,20 @@ void stream_rows(const float* x, int rows, int ldx, int in, int out, const Strea
 }
 
 // sums[r] = <int16 activations of row r, int8 weight column> for R rows (row stride `in`).
-// One row (a greedy step) takes a cache line of weights per pass, into four accumulators, and
-// prefetches the line kPrefetchBytes ahead. Widening the int8 weights costs more instructions per
-// byte than fp16's kernel, so the reorder window reaches fewer bytes ahead in the stream; without
-// the prefetch a greedy step's int8 products read well below the bandwidth floor
+// One row (a greedy step) takes a cache line of weights per pass, into four accumulators. Without
+// the request ahead a greedy step's int8 products read well below the bandwidth floor
 // (docs/BENCHMARKS.md, "int8 greedy products").
 template <int R>
 inline void int_dot_rows(const int16_t* q, int in, const int8_t* w, int32_t* sums) {
   constexpr int L16 = simd::kInt16Lanes;
   constexpr int U = R == 1 ? 4 : 1;
+  request_pass_ahead(w, in);
   simd::IntVec acc[R][U];
   for (int r = 0; r < R; ++r)
     for (int u = 0; u < U; ++u) acc[r][u] = simd::int_zero();
   int i = 0;
   if constexpr (R == 1) {
     for (; i + U * L16 <= in; i += U * L16) {
-      prefetch_ahead(w + i, kPrefetchBytes);  // may point past the last column
       for (int u = 0; u < U; ++u)
         acc[0][u] = simd::multiply_add_pairs(acc[0][u], simd::load_int8_as_int16(w + i + u * L16), simd::load_int16(q + i + u * L16));
     }
