@@ -10,7 +10,9 @@ EnglishTextNormalizer (`auris wer`).
 
   auris            build/auris, each compute type, plus the two cache-design ablations
   faster-whisper   CTranslate2 4.8 from PyPI, float32 and int8, on the same CTranslate2 model dir
-  whisper.cpp      pywhispercpp built here from its sdist (GGML_NATIVE), on `auris convert --to ggml`
+  whisper.cpp      pywhispercpp built here from its sdist (GGML_NATIVE), on `auris convert --to ggml`:
+                   f16, and q8_0 and q4_0 as whisper.cpp's `quantize` writes them (checked byte for byte
+                   against libggml's own quantiser by bench/peers/check_ggml_blocks.py)
   openai/whisper   the reference, fp32, on the same weights (tools/reference/ct2_to_openai.py)
 
 The floors (peak sgemm, streaming-read bandwidth) come from build/auris_floors in the same run: once
@@ -68,11 +70,17 @@ class Bench:
         rss_mb = int(open(rss_file).read().split()[-1]) / 1024.0
         return wall, rss_mb, proc.stdout, proc.stderr
 
-    def ggml(self, model, f16):
-        path = os.path.join(self.work, f"{model}.{'f16' if f16 else 'f32'}.ggml")
+    def ggml(self, model, storage):
+        """The model as a whisper.cpp file: storage f16, q8_0 or q4_0 (the last two checked against
+        what whisper.cpp's own quantiser writes from the f16 file)."""
+        path = os.path.join(self.work, f"{model}.{storage}.ggml")
         if not os.path.exists(path):
-            subprocess.run([self.auris, "convert", model, "--to", "ggml", "-o", path] + (["--f16"] if f16 else []),
-                           check=True, capture_output=True)
+            option = ["--f16"] if storage == "f16" else ["--quantize", storage]
+            subprocess.run([self.auris, "convert", model, "--to", "ggml", "-o", path] + option, check=True, capture_output=True)
+            if storage != "f16":
+                check = os.path.join(ROOT, "bench", "peers", "check_ggml_blocks.py")
+                print("  " + subprocess.check_output([self.bench_python, check, self.ggml(model, "f16"), path, storage, self.site],
+                                                     text=True).strip(), file=sys.stderr, flush=True)
         return path
 
     def engines(self, model, decoding, audio_name):
@@ -97,10 +105,11 @@ class Bench:
             out.append((f"faster-whisper {ct}", "python",
                         [self.bench_python, fw, "--model", model_dir(model), "--compute-type", ct, "--beam", str(beam), "--threads", t]))
         wc = os.path.join(ROOT, "bench", "peers", "whisper_cpp_run.py")
-        # f16 only: whisper.cpp 1.8 refuses f32 convolution weights (GGML_ASSERT src0->type == F16).
+        # No f32: whisper.cpp 1.8 refuses f32 convolution weights (GGML_ASSERT src0->type == F16).
         if not self.args.no_whisper_cpp:
-            out.append(("whisper.cpp f16", "python",
-                        [self.bench_python, wc, "--model", self.ggml(model, True), "--beam", str(beam), "--threads", t]))
+            for storage in self.args.whisper_cpp_types:
+                out.append((f"whisper.cpp {storage}", "python",
+                            [self.bench_python, wc, "--model", self.ggml(model, storage), "--beam", str(beam), "--threads", t]))
         if not self.args.no_reference:
             ow = os.path.join(ROOT, "bench", "peers", "openai_whisper_run.py")
             out.append(("openai/whisper float32", "reference",
@@ -252,8 +261,18 @@ def markdown(results, floors, machine_name):
             if label not in accurate and rows[label]["wall_s"]["median"] < rows[fastest]["wall_s"]["median"]:
                 lines.append(f"- {label} is faster but not as accurate: WER {100 * (rows[label]['wer'] - rows['auris float32']['wer']):+.2f} "
                              f"points from float32's (the margin is {100 * WER_MARGIN:.1f}), so it is not compared")
+        # whisper.cpp's fastest type likewise among those within WER_MARGIN of its f16 (its full precision).
+        cpp_types = [l for l in rows if l.startswith("whisper.cpp ")]
+        cpp_accurate = [l for l in cpp_types
+                        if "whisper.cpp f16" not in rows or rows[l]["wer"] <= rows["whisper.cpp f16"]["wer"] + WER_MARGIN]
+        cpp_fastest = min(cpp_accurate, key=lambda l: rows[l]["wall_s"]["median"], default=None)
+        for label in cpp_types:
+            if label not in cpp_accurate and rows[label]["wall_s"]["median"] < rows[cpp_fastest]["wall_s"]["median"]:
+                lines.append(f"- {label} is faster but not as accurate: WER {100 * (rows[label]['wer'] - rows['whisper.cpp f16']['wer']):+.2f} "
+                             f"points from whisper.cpp f16's, so it is not compared (for the record, {fastest} is "
+                             f"{rows[label]['wall_s']['median'] / rows[fastest]['wall_s']['median']:.2f}x faster than it)")
         for ours, peer, target in [("auris float32", "faster-whisper float32", 1.5), ("auris float32", "whisper.cpp f16", 1.5),
-                                   (fastest, "faster-whisper int8", 1.3), (fastest, "whisper.cpp f16", 1.3)]:
+                                   (fastest, "faster-whisper int8", 1.3), (fastest, cpp_fastest, 1.3)]:
             line = ratio_line(rows, ours, peer, target)
             if line:
                 lines.append(line)
@@ -320,6 +339,7 @@ def main():
     p.add_argument("--no-reference", action="store_true")
     p.add_argument("--no-ablations", action="store_true")
     p.add_argument("--no-whisper-cpp", action="store_true")
+    p.add_argument("--whisper-cpp-types", nargs="+", default=["f16", "q8_0", "q4_0"], choices=["f16", "q8_0", "q4_0"])
     p.add_argument("--no-peer-encoder", action="store_true", help="skip timing faster-whisper's encoder alone")
     p.add_argument("--baseline-auris", metavar="BIN",
                    help="another auris build run beside this one (each of --auris-compute-types)")

@@ -62,9 +62,10 @@ GgmlHeader read_ggml_header(ByteReader& in, const std::string& path) {
   d.n_mels = read_int(in, path, "n_mels", 1, 1024);
   h.ftype = in.read<int32_t>();
   const int32_t base_ftype = h.ftype % 1000;
-  if (h.ftype < 0 || (base_ftype != 0 && base_ftype != 1))
+  if (h.ftype < 0 || (base_ftype != kGgmlFileF32 && base_ftype != kGgmlFileF16 && base_ftype != kGgmlFileQ8_0 &&
+                      base_ftype != kGgmlFileQ4_0))
     throw Error("ggml file '" + path + "' is quantised (" + ftype_name(base_ftype) +
-                "); auris loads f32 and f16 ggml files only: use the unquantised ggml-NAME.bin, or another format");
+                "); auris loads f32, f16, q8_0 and q4_0 ggml files: use one of those, or another format");
 
   h.n_mel_filters = read_int(in, path, "mel filter count", 0, 1024);
   h.n_fft_bins = read_int(in, path, "mel filter width", 0, 1 << 16);

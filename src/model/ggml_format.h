@@ -15,7 +15,12 @@
 namespace auris {
 
 inline constexpr uint32_t kGgmlMagic = 0x67676d6c;  // "ggml"
-enum GgmlType : int32_t { kGgmlF32 = 0, kGgmlF16 = 1 };
+enum GgmlType : int32_t { kGgmlF32 = 0, kGgmlF16 = 1, kGgmlQ4_0 = 2, kGgmlQ8_0 = 8 };
+// The model-level ftype of the hparams (stored plus 1000 times the quantisation version) for a file
+// of f32, f16, mostly-q4_0 or mostly-q8_0 tensors: whisper.cpp picks its weight type from it.
+enum GgmlFileType : int32_t { kGgmlFileF32 = 0, kGgmlFileF16 = 1, kGgmlFileQ4_0 = 2, kGgmlFileQ8_0 = 7 };
+// ggml's quantisation version, which whisper.cpp's `quantize` stores in the ftype of what it writes.
+inline constexpr int32_t kGgmlQuantisationVersion = 2;
 
 struct GgmlHeader {
   ModelDims dims;  // from hparams (alignment heads are not stored in ggml files)
@@ -26,7 +31,8 @@ struct GgmlHeader {
 };
 
 // Parses everything before the tensors, leaving `in` at the first tensor. Throws auris::Error naming
-// `path` for a bad magic, implausible hparams, a quantised ftype, or a truncated file.
+// `path` for a bad magic, implausible hparams, an ftype auris does not read (it reads f32, f16,
+// q8_0 and q4_0), or a truncated file.
 GgmlHeader read_ggml_header(ByteReader& in, const std::string& path);
 
 // "f32", "f16", "q4_0", ... for ggml tensor type codes ("type N" when unknown).

@@ -1,9 +1,11 @@
-// whisper.cpp ggml files (layout in ggml_format.h): f32 and f16 tensors under openai/whisper's
-// names, conv biases stored as [n_state, 1]. Quantised tensors are refused by name and type.
+// whisper.cpp ggml files (layout in ggml_format.h): f32, f16, q8_0 and q4_0 tensors (ggml_blocks.h)
+// under openai/whisper's names, conv biases stored as [n_state, 1]. Other quantised tensors are
+// refused by name and type; quantised weights are widened to fp32 when the engine takes them.
 #include <cstring>
 #include <memory>
 
 #include "auris/error.h"
+#include "model/ggml_blocks.h"
 #include "model/ggml_format.h"
 #include "model/half_float.h"
 #include "model/model_loader.h"
@@ -34,24 +36,33 @@ ModelData load_ggml(const std::string& file) {
       if (ne < 1) throw Error("ggml file '" + file + "' has a tensor dimension of " + std::to_string(ne) + ": the file is corrupted");
       shape[static_cast<size_t>(i)] = ne;
       numel *= static_cast<uint64_t>(ne);
-      if (numel > in.remaining()) throw Error("ggml file '" + file + "' has a tensor larger than the file: the file is truncated or corrupted");
+      // No weight takes less than half a byte: this also keeps numel from overflowing.
+      if (numel > 2 * in.remaining()) throw Error("ggml file '" + file + "' has a tensor larger than the file: the file is truncated or corrupted");
     }
     const std::string name = in.read_string(static_cast<uint64_t>(name_length));
-    if (type != kGgmlF32 && type != kGgmlF16)
+    const size_t block_bytes = ggml_block_bytes(type);
+    if (type != kGgmlF32 && type != kGgmlF16 && block_bytes == 0)
       throw Error("ggml file '" + file + "' stores tensor '" + name + "' as " + ggml_type_name(type) +
-                  " (quantised); auris loads f32 and f16 ggml files only: use the unquantised ggml-NAME.bin, or another format");
-    const auto bytes = in.read_bytes(numel * (type == kGgmlF32 ? 4 : 2));
+                  " (quantised); auris loads f32, f16, q8_0 and q4_0 tensors: use a ggml file of one of those, or another format");
+    if (block_bytes != 0 && shape.back() % kGgmlBlockWeights != 0)
+      throw Error("ggml file '" + file + "' stores tensor '" + name + "' as " + ggml_type_name(type) + " in rows of " +
+                  std::to_string(shape.back()) + " weights, not whole blocks of " + std::to_string(kGgmlBlockWeights) +
+                  ": the file is corrupted");
+    const uint64_t n_bytes = block_bytes != 0 ? numel / kGgmlBlockWeights * block_bytes : numel * (type == kGgmlF32 ? 4 : 2);
+    const auto bytes = in.read_bytes(n_bytes);
     if (name == "encoder.conv1.bias" || name == "encoder.conv2.bias") {
       if (shape.size() == 2 && shape[1] == 1) shape.pop_back();  // stored as [n_state, 1]
     }
     if (out.weights.has(name)) throw Error("ggml file '" + file + "' holds tensor '" + name + "' twice: the file is corrupted");
     // Decoded when the engine takes it; its pages of the file are dropped then.
-    out.weights.put_deferred(name, shape, [mapped, bytes, shape, f32 = type == kGgmlF32] {
+    out.weights.put_deferred(name, shape, [mapped, bytes, shape, type] {
       Tensor t(shape);
-      if (f32) {
+      if (type == kGgmlF32) {
         std::memcpy(t.data.data(), bytes.data(), bytes.size());
-      } else {
+      } else if (type == kGgmlF16) {
         fp16_to_float_n(bytes.data(), bytes.size() / 2, t.data.data());
+      } else {
+        dequantize_ggml_blocks(type, bytes.data(), t.data.size(), t.data.data());
       }
       mapped->release(bytes);
       return t;

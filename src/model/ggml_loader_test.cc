@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "auris/error.h"
+#include "model/ggml_blocks.h"
 #include "model/ggml_format.h"
 #include "model/model_loader.h"
 #include "model/model_registry.h"
@@ -70,7 +71,7 @@ TEST(Ggml, WriteThenLoadIsExact) {
   const ModelData m = test::synthetic_model(51866);
   for (bool half : {false, true}) {
     const std::string file = test::temp_dir() + (half ? "/f16.bin" : "/f32.bin");
-    write_ggml(m, file, half);
+    write_ggml(m, file, half ? GgmlWeights::kFloat16 : GgmlWeights::kFloat32);
     const ModelData loaded = load_ggml(file);
     EXPECT_EQ(loaded.vocab, m.vocab);
     EXPECT_TRUE(loaded.weights == m.weights);
@@ -80,11 +81,42 @@ TEST(Ggml, WriteThenLoadIsExact) {
   }
 }
 
+// q8_0 and q4_0 files load as their blocks stand for: every 2-D weight matrix d * q, the rest as
+// written (the synthetic weights are exact in f16, which the convolutions' weights stay in).
+TEST(Ggml, QuantisedWriteThenLoad) {
+  const ModelData m = test::synthetic_model(51864, 32);
+  for (const auto& [weights, type, ftype] : {std::tuple{GgmlWeights::kQ8_0, kGgmlQ8_0, 2007},
+                                             std::tuple{GgmlWeights::kQ4_0, kGgmlQ4_0, 2002}}) {
+    const std::string file = test::temp_dir() + "/" + ggml_type_name(type) + ".bin";
+    write_ggml(m, file, weights);
+    {
+      MappedFile mapped(file);
+      ByteReader in(mapped.bytes(), file);
+      EXPECT_EQ(read_ggml_header(in, file).ftype, ftype);
+    }
+    const ModelData loaded = load_ggml(file);
+    EXPECT_EQ(loaded.vocab, m.vocab);
+    int quantised = 0;
+    for (const std::string& name : m.weights.names()) {
+      const Tensor& original = m.weights.get(name);
+      std::vector<float> expected = original.data;
+      if (original.rank() == 2 && name.find("positional_embedding") == std::string::npos) {
+        std::vector<uint8_t> blocks(expected.size() / kGgmlBlockWeights * ggml_block_bytes(type));
+        quantize_ggml_blocks(type, original.data.data(), expected.size(), blocks.data());
+        dequantize_ggml_blocks(type, blocks.data(), expected.size(), expected.data());
+        ++quantised;
+      }
+      EXPECT_EQ(loaded.weights.get(name).data, expected) << ggml_type_name(type) << " " << name;
+    }
+    EXPECT_GT(quantised, 10);
+  }
+}
+
 class GgmlBadInput : public ::testing::Test {
  protected:
   void SetUp() override {
     file = test::temp_dir() + "/m.bin";
-    write_ggml(test::synthetic_model(), file, true);
+    write_ggml(test::synthetic_model(), file, GgmlWeights::kFloat16);
     bytes = read_text_file(file);
   }
   std::string load_error(const std::string& content) {
@@ -122,7 +154,8 @@ TEST_F(GgmlBadInput, BadMagicAndHparams) {
 
 TEST_F(GgmlBadInput, QuantisedOrCorruptTensors) {
   const size_t t = first_tensor();
-  EXPECT_NE(load_error(with_int(t + 8, 8)).find("as q8_0 (quantised)"), std::string::npos);
+  EXPECT_NE(load_error(with_int(t + 8, 6)).find("as q5_0 (quantised)"), std::string::npos);
+  EXPECT_NE(load_error(with_int(t + 8, 8)).find("not whole blocks of 32"), std::string::npos);  // rows of 3
   EXPECT_NE(load_error(with_int(t, 200)).find("corrupted tensor header"), std::string::npos);
   EXPECT_NE(load_error(with_int(t + 12, 1 << 30)).find("larger than the file"), std::string::npos);
   EXPECT_NE(load_error(with_int(t + 12, -5)).find("dimension of -5"), std::string::npos);

@@ -1,9 +1,12 @@
 // Writes a ModelData as a whisper.cpp ggml file, the way models/convert-pt-to-ggml.py does, so
-// whisper.cpp loads it: with half, 2-D+ weights are f16 while biases, norms, conv biases and the
-// positional embeddings stay f32 (whisper.cpp creates those tensors as f32).
+// whisper.cpp loads it: in f16, 2-D+ weights are f16 while biases, norms, conv biases and the
+// positional embeddings stay f32 (whisper.cpp creates those tensors as f32). Quantised, the 2-D
+// weights are q8_0 or q4_0 blocks as whisper.cpp's `quantize` writes them (ggml_blocks.h) and the
+// 3-D convolution weights f16.
 #include <fstream>
 
 #include "auris/error.h"
+#include "model/ggml_blocks.h"
 #include "model/ggml_format.h"
 #include "model/half_float.h"
 #include "model/model_loader.h"
@@ -32,23 +35,49 @@ class Writer {
   std::ofstream out_;
 };
 
-bool stays_f32(const std::string& name, const Tensor& t) {
-  return t.rank() < 2 || name == "encoder.positional_embedding" || name == "decoder.positional_embedding";
+// The ggml type a tensor is stored as.
+GgmlType stored_type(const std::string& name, const Tensor& t, GgmlWeights weights) {
+  if (t.rank() < 2 || name == "encoder.positional_embedding" || name == "decoder.positional_embedding") return kGgmlF32;
+  switch (weights) {
+    case GgmlWeights::kFloat32: return kGgmlF32;
+    case GgmlWeights::kFloat16: return kGgmlF16;
+    case GgmlWeights::kQ8_0: return t.rank() == 2 ? kGgmlQ8_0 : kGgmlF16;
+    case GgmlWeights::kQ4_0: return t.rank() == 2 ? kGgmlQ4_0 : kGgmlF16;
+  }
+  return kGgmlF32;
+}
+
+int32_t file_type(GgmlWeights weights) {
+  switch (weights) {
+    case GgmlWeights::kFloat32: return kGgmlFileF32;
+    case GgmlWeights::kFloat16: return kGgmlFileF16;
+    case GgmlWeights::kQ8_0: return kGgmlQuantisationVersion * 1000 + kGgmlFileQ8_0;
+    case GgmlWeights::kQ4_0: return kGgmlQuantisationVersion * 1000 + kGgmlFileQ4_0;
+  }
+  return kGgmlFileF32;
 }
 
 }  // namespace
 
-void write_ggml(const ModelData& model, const std::string& file, bool half) {
+void write_ggml(const ModelData& model, const std::string& file, GgmlWeights weights) {
   const ModelDims& d = model.dims;
   validate_weights(model.weights, d, "model to write");
   const int n_regular = regular_token_count(d);
   if (static_cast<int>(model.vocab.size()) != n_regular)
     throw Error("model to write has " + std::to_string(model.vocab.size()) + " vocabulary tokens, expected " + std::to_string(n_regular));
+  for (const WeightSpec& spec : expected_weights(d)) {  // before the file exists: no half-written file
+    const Tensor& t = model.weights.get(spec.name);
+    const GgmlType type = stored_type(spec.name, t, weights);
+    if (ggml_block_bytes(type) != 0 && t.shape.back() % kGgmlBlockWeights != 0)
+      throw Error("cannot write " + ggml_type_name(type) + ": tensor '" + spec.name + "' has rows of " +
+                  std::to_string(t.shape.back()) + " weights, and " + ggml_type_name(type) + " stores whole blocks of " +
+                  std::to_string(kGgmlBlockWeights) + " (write f16 or f32 instead)");
+  }
 
   Writer w(file);
   w.put<uint32_t>(kGgmlMagic);
   for (int v : {d.n_vocab, d.n_audio_ctx, d.n_audio_state, d.n_audio_head, d.n_audio_layer, d.n_text_ctx, d.n_text_state,
-                d.n_text_head, d.n_text_layer, d.n_mels, half ? 1 : 0})
+                d.n_text_head, d.n_text_layer, d.n_mels, file_type(weights)})
     w.put<int32_t>(v);
 
   const std::vector<float>& filters = mel_filters(d.n_mels).weights;
@@ -66,18 +95,22 @@ void write_ggml(const ModelData& model, const std::string& file, bool half) {
     const Tensor& t = model.weights.get(spec.name);
     std::vector<int64_t> shape = t.shape;
     if (spec.name == "encoder.conv1.bias" || spec.name == "encoder.conv2.bias") shape.push_back(1);
-    const bool f16 = half && !stays_f32(spec.name, t);
+    const GgmlType type = stored_type(spec.name, t, weights);
     w.put<int32_t>(static_cast<int32_t>(shape.size()));
     w.put<int32_t>(static_cast<int32_t>(spec.name.size()));
-    w.put<int32_t>(f16 ? kGgmlF16 : kGgmlF32);
+    w.put<int32_t>(type);
     for (auto it = shape.rbegin(); it != shape.rend(); ++it) w.put<int32_t>(static_cast<int32_t>(*it));
     w.bytes(spec.name.data(), spec.name.size());
-    if (f16) {
+    if (type == kGgmlF16) {
       std::vector<uint16_t> h(t.data.size());
       for (size_t i = 0; i < h.size(); ++i) h[i] = float_to_fp16(t.data[i]);
       w.bytes(h.data(), h.size() * 2);
-    } else {
+    } else if (type == kGgmlF32) {
       w.bytes(t.data.data(), t.data.size() * 4);
+    } else {
+      std::vector<uint8_t> blocks(t.data.size() / kGgmlBlockWeights * ggml_block_bytes(type));
+      quantize_ggml_blocks(type, t.data.data(), t.data.size(), blocks.data());
+      w.bytes(blocks.data(), blocks.size());
     }
   }
   w.finish();

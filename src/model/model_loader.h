@@ -23,6 +23,9 @@ ModelData load_ggml(const std::string& file);
 
 // Writers for `auris convert`: fp32 tensors by default, fp16 when half is true.
 void write_huggingface(const ModelData& model, const std::string& dir, bool half = false);
-void write_ggml(const ModelData& model, const std::string& file, bool half = false);
+// How write_ggml stores the weight matrices: as whisper.cpp's convert-pt-to-ggml.py does (f32 or
+// f16), or as its `quantize` tool then does (q8_0 or q4_0 blocks, the convolutions' weights in f16).
+enum class GgmlWeights { kFloat32, kFloat16, kQ8_0, kQ4_0 };
+void write_ggml(const ModelData& model, const std::string& file, GgmlWeights weights = GgmlWeights::kFloat32);
 
 }  // namespace auris

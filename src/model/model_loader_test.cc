@@ -60,7 +60,7 @@ TEST(ModelLoader, RealTinyEnRoundTripsThroughEveryFormat) {
     EXPECT_TRUE(from_hf.weights == original.weights) << hf;
 
     const std::string ggml = dir + (half ? "/ggml-f16.bin" : "/ggml-f32.bin");
-    write_ggml(original, ggml, half);
+    write_ggml(original, ggml, half ? GgmlWeights::kFloat16 : GgmlWeights::kFloat32);
     const ModelData from_ggml = load_model_data(ggml);
     EXPECT_EQ(from_ggml.dims, original.dims) << ggml;
     EXPECT_EQ(from_ggml.vocab, original.vocab) << ggml;

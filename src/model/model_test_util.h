@@ -18,13 +18,13 @@
 
 namespace auris::test {
 
-// d=8, 2 heads, 1 encoder and 2 decoder layers, English-only vocabulary of 51864.
-inline ModelData synthetic_model(int n_vocab = 51864) {
+// d=8 (or n_state), 2 heads, 1 encoder and 2 decoder layers, English-only vocabulary of 51864.
+inline ModelData synthetic_model(int n_vocab = 51864, int n_state = 8) {
   ModelData m;
   ModelDims& d = m.dims;
   d.n_mels = 80;
   d.n_audio_ctx = 1500;
-  d.n_audio_state = d.n_text_state = 8;
+  d.n_audio_state = d.n_text_state = n_state;
   d.n_audio_head = d.n_text_head = 2;
   d.n_audio_layer = 1;
   d.n_text_layer = 2;

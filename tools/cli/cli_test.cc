@@ -181,6 +181,24 @@ TEST_F(Cli, ConvertedModelsTranscribeTheSame) {
   EXPECT_EQ(from_ggml.out, original.out) << from_ggml.err;
 }
 
+// A q8_0 file as whisper.cpp's `quantize` writes it loads and transcribes jfk as the original does;
+// --quantize takes ggml's two block types, for ggml output only.
+TEST_F(Cli, QuantisedGgmlTranscribes) {
+  const std::string dir = test::temp_dir();
+  const RunResult q = run_cli("convert " + model_ + " --to ggml --quantize q8_0 -o " + dir + "/q8.bin");
+  ASSERT_EQ(q.status, 0) << q.err;
+  const RunResult original = run_cli("transcribe --beam-size 0 --model " + model_ + " " + jfk_);
+  const RunResult from_q8 = run_cli("transcribe --beam-size 0 --model " + dir + "/q8.bin " + jfk_);
+  ASSERT_EQ(from_q8.status, 0) << from_q8.err;
+  EXPECT_EQ(from_q8.out, original.out);
+  expect_clean_failure(run_cli("convert " + model_ + " --to hf --quantize q8_0 -o " + dir + "/hf"), "--to ggml");
+  const RunResult q5 = run_cli("convert " + model_ + " --to ggml --quantize q5_0 -o " + dir + "/q5.bin");
+  EXPECT_NE(q5.status, 0);
+  EXPECT_LT(q5.status, 128) << "crashed";
+  EXPECT_NE(q5.err.find("q5_0 not in {q8_0,q4_0}"), std::string::npos) << q5.err;
+  expect_clean_failure(run_cli("convert " + model_ + " --to ggml --f16 --quantize q4_0 -o " + dir + "/q4.bin"), "--f16");
+}
+
 TEST_F(Cli, WritesEveryOutputFormat) {
   const std::string dir = test::temp_dir() + "/out";
   const RunResult r = run_cli("transcribe --beam-size 0 --model " + model_ + " -f all -o " + dir + " " + jfk_);

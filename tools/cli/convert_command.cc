@@ -1,9 +1,11 @@
-// `auris convert MODEL --to hf|ggml -o OUT`: rewrites any loadable model in another format.
+// `auris convert MODEL --to hf|ggml -o OUT`: rewrites any loadable model in another format;
+// `--quantize q8_0|q4_0` writes a ggml file as whisper.cpp's `quantize` tool would.
 // `--random-weights NAME` writes instead a model of NAME's shape with random weights and MODEL's
 // vocabulary, for timing runs at the large models' real shapes (docs/BENCHMARKS.md, CUDA).
 #include <cstdio>
 #include <string>
 
+#include "auris/error.h"
 #include "auris/model.h"
 #include "commands.h"
 #include "model/model_loader.h"
@@ -14,7 +16,7 @@ namespace auris::cli {
 
 Command add_convert_command(CLI::App& app) {
   struct Options {
-    std::string input, to, output, random_shape;
+    std::string input, to, output, random_shape, quantize;
     bool half = false;
   };
   auto opts = std::make_shared<Options>();
@@ -23,15 +25,25 @@ Command add_convert_command(CLI::App& app) {
   cmd->add_option("--to", opts->to, "Output format")->required()->check(CLI::IsMember({"hf", "ggml"}));
   cmd->add_option("-o,--output", opts->output, "Output directory (hf) or file (ggml)")->required();
   cmd->add_flag("--f16", opts->half, "Store weights as float16 (default float32)");
+  cmd->add_option("--quantize", opts->quantize,
+                  "ggml only: store the weight matrices in whisper.cpp's q8_0 or q4_0 blocks (its `quantize` tool's output)")
+      ->check(CLI::IsMember({"q8_0", "q4_0"}));
   cmd->add_option("--random-weights", opts->random_shape,
                   "Write a model of this registry shape (e.g. large-v3) with random weights and MODEL's vocabulary");
   return {cmd, [opts]() {
+    if (!opts->quantize.empty() && opts->to != "ggml")
+      throw Error("--quantize writes whisper.cpp ggml files: use it with --to ggml");
+    if (!opts->quantize.empty() && opts->half) throw Error("--quantize and --f16 are two storage types: give one");
     ModelData data = load_model_data(resolve_model_path(opts->input));
     if (!opts->random_shape.empty()) data = random_model(registry_model(opts->random_shape), std::move(data.vocab));
     if (opts->to == "hf")
       write_huggingface(data, opts->output, opts->half);
     else
-      write_ggml(data, opts->output, opts->half);
+      write_ggml(data, opts->output,
+                 opts->quantize == "q8_0"   ? GgmlWeights::kQ8_0
+                 : opts->quantize == "q4_0" ? GgmlWeights::kQ4_0
+                 : opts->half               ? GgmlWeights::kFloat16
+                                            : GgmlWeights::kFloat32);
     std::fprintf(stderr, "auris: wrote %s\n", opts->output.c_str());
     return 0;
   }};
