@@ -79,6 +79,12 @@ size_t ggml_block_bytes(int32_t type) {
   }
 }
 
+uint64_t ggml_tensor_bytes(int32_t type, uint64_t n) {
+  if (type == kGgmlF32) return n * 4;
+  if (type == kGgmlF16) return n * 2;
+  return n / kBlock * ggml_block_bytes(type);
+}
+
 void quantize_ggml_blocks(int32_t type, const float* x, size_t n, uint8_t* out) {
   require_whole_blocks(type, n);
   const size_t bytes = ggml_block_bytes(type);

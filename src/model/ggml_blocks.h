@@ -20,6 +20,9 @@ inline constexpr int kGgmlBlockWeights = 32;
 // that is not one of these two.
 size_t ggml_block_bytes(int32_t type);
 
+// Bytes n weights of ggml type `type` take in a file: f32, f16, or whole blocks of q8_0 / q4_0.
+uint64_t ggml_tensor_bytes(int32_t type, uint64_t n);
+
 // n weights (a multiple of kGgmlBlockWeights) into n / 32 blocks of `type` at out.
 void quantize_ggml_blocks(int32_t type, const float* x, size_t n, uint8_t* out);
 // n weights back from n / 32 blocks of `type`: d * q each, as whisper.cpp computes them.

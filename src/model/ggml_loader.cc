@@ -48,8 +48,7 @@ ModelData load_ggml(const std::string& file) {
       throw Error("ggml file '" + file + "' stores tensor '" + name + "' as " + ggml_type_name(type) + " in rows of " +
                   std::to_string(shape.back()) + " weights, not whole blocks of " + std::to_string(kGgmlBlockWeights) +
                   ": the file is corrupted");
-    const uint64_t n_bytes = block_bytes != 0 ? numel / kGgmlBlockWeights * block_bytes : numel * (type == kGgmlF32 ? 4 : 2);
-    const auto bytes = in.read_bytes(n_bytes);
+    const auto bytes = in.read_bytes(ggml_tensor_bytes(type, numel));
     if (name == "encoder.conv1.bias" || name == "encoder.conv2.bias") {
       if (shape.size() == 2 && shape[1] == 1) shape.pop_back();  // stored as [n_state, 1]
     }

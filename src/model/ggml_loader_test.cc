@@ -101,7 +101,7 @@ TEST(Ggml, QuantisedWriteThenLoad) {
       const Tensor& original = m.weights.get(name);
       std::vector<float> expected = original.data;
       if (original.rank() == 2 && name.find("positional_embedding") == std::string::npos) {
-        std::vector<uint8_t> blocks(expected.size() / kGgmlBlockWeights * ggml_block_bytes(type));
+        std::vector<uint8_t> blocks(ggml_tensor_bytes(type, expected.size()));
         quantize_ggml_blocks(type, original.data.data(), expected.size(), blocks.data());
         dequantize_ggml_blocks(type, blocks.data(), expected.size(), expected.data());
         ++quantised;

@@ -108,7 +108,7 @@ void write_ggml(const ModelData& model, const std::string& file, GgmlWeights wei
     } else if (type == kGgmlF32) {
       w.bytes(t.data.data(), t.data.size() * 4);
     } else {
-      std::vector<uint8_t> blocks(t.data.size() / kGgmlBlockWeights * ggml_block_bytes(type));
+      std::vector<uint8_t> blocks(ggml_tensor_bytes(type, t.data.size()));
       quantize_ggml_blocks(type, t.data.data(), t.data.size(), blocks.data());
       w.bytes(blocks.data(), blocks.size());
     }

@@ -13,8 +13,6 @@
 namespace auris {
 namespace {
 
-// whisper.cpp's layout: hparams ftype, per-tensor types as convert-pt-to-ggml.py writes them, conv
-// biases as [n_state, 1] (ne = {1, n_state}), ne reversed.
 using TensorTypes = std::map<std::string, std::pair<int, std::vector<int32_t>>>;
 
 // Each tensor's ggml type and ne, as stored in `file`; the header's ftype into *ftype.
@@ -31,13 +29,14 @@ TensorTypes tensor_types(const std::string& file, int32_t* ftype) {
     int64_t n = 1;
     for (int i = 0; i < n_dims; ++i) n *= ne.emplace_back(in.read<int32_t>());
     const std::string name = in.read_string(static_cast<uint64_t>(len));
-    in.skip(ggml_block_bytes(type) != 0 ? static_cast<uint64_t>(n) / kGgmlBlockWeights * ggml_block_bytes(type)
-                                        : static_cast<uint64_t>(n) * (type == 0 ? 4 : 2));
+    in.skip(ggml_tensor_bytes(type, static_cast<uint64_t>(n)));
     seen[name] = {type, ne};
   }
   return seen;
 }
 
+// whisper.cpp's layout: hparams ftype, per-tensor types as convert-pt-to-ggml.py writes them, conv
+// biases as [n_state, 1] (ne = {1, n_state}), ne reversed.
 TEST(Ggml, WriterFollowsWhisperCppLayout) {
   const ModelData m = test::synthetic_model();
   const std::string file = test::temp_dir() + "/m.bin";
