@@ -3,7 +3,7 @@
 # long-form file, next to openai/whisper's WER on the same weights with the same options (read from
 # the golden fixtures that tools/reference/golden_longform.py wrote), both scored with openai's
 # EnglishTextNormalizer. Options: transcribe() defaults (greedy, temperature fallback). Every compute
-# type is scored (AURIS_COMPUTE_TYPES, default "float32 bfloat16 int8"): the reduced ones are judged
+# type is scored (AURIS_COMPUTE_TYPES, default "float32 float16 bfloat16 int8"): the reduced ones are judged
 # by their WER next to float32's.
 # Usage: bench/accuracy.sh [MODEL...]   (default: tiny.en base; needs scripts/fetch_models.sh)
 set -euo pipefail
@@ -31,7 +31,7 @@ reference_wer() {  # reference_wer MODEL FILE: openai's WER from the fixture
     "tests/fixtures/longform/$1/$2"
 }
 
-read -r -a compute_types <<< "${AURIS_COMPUTE_TYPES:-float32 bfloat16 int8}"
+read -r -a compute_types <<< "${AURIS_COMPUTE_TYPES:-float32 float16 bfloat16 int8}"
 printf "%-8s %-9s %-22s %10s %10s %8s\n" model compute set auris openai diff
 for model in "${models[@]}"; do
   for ct in "${compute_types[@]}"; do

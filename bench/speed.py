@@ -331,7 +331,7 @@ def main():
     p.add_argument("--models", nargs="+", default=["tiny.en", "base"])
     p.add_argument("--audio", nargs="+", default=["jfk", "longform"], choices=list(AUDIO))
     p.add_argument("--decodings", nargs="+", default=["greedy", "beam5"], choices=list(DECODINGS))
-    p.add_argument("--auris-compute-types", nargs="+", default=["float32", "bfloat16", "int8"])
+    p.add_argument("--auris-compute-types", nargs="+", default=["float32", "float16", "bfloat16", "int8"])
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--reference-repeats", type=int, default=1, help="openai/whisper is slow: fewer repeats")
     p.add_argument("--ablation-repeats", type=int, default=1)

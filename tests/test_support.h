@@ -6,7 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <ostream>
 #include <string>
+
+#include "auris/model.h"
+
+namespace auris {
+// Parameterised suites print a compute type by its name.
+inline void PrintTo(ComputeType type, std::ostream* os) { *os << compute_type_name(type); }
+}  // namespace auris
 
 namespace auris::test {
 

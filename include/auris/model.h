@@ -14,7 +14,9 @@ namespace auris {
 //               run in bf16 where it has AVX-512 BF16 (else fp32); on CUDA, bf16 everywhere.
 //  - kInt8:     CPU only: as kBfloat16 for the encoder; decode steps stream int8 weights (per-row
 //               scales) times int16-rounded activations, a quarter of fp32's bytes per token.
-//  - kFloat16:  CUDA only: fp16 weights and activations, fp32 accumulation (tensor cores).
+//  - kFloat16:  on the CPU: float32's arithmetic and weights (fp16 rows: exact for fp16 checkpoints,
+//               rounded from fp32 ones), with the cross-attention cache in fp16: half of its bytes
+//               per decode step. On CUDA: fp16 weights and activations, fp32 accumulation.
 enum class ComputeType { kFloat32, kBfloat16, kInt8, kFloat16 };
 // "float32", "bfloat16", "int8", "float16"; parse throws auris::Error naming the choices.
 ComputeType parse_compute_type(const std::string& name);

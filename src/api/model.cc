@@ -50,7 +50,7 @@ ComputeType parse_compute_type(const std::string& name) {
   if (name == "bfloat16") return ComputeType::kBfloat16;
   if (name == "int8") return ComputeType::kInt8;
   if (name == "float16") return ComputeType::kFloat16;
-  throw Error("unknown compute type '" + name + "': choose float32, bfloat16, int8 (CPU) or float16 (CUDA)");
+  throw Error("unknown compute type '" + name + "': choose float32, float16, bfloat16 or int8 (int8 on the CPU only)");
 }
 
 std::string compute_type_name(ComputeType type) {
@@ -70,8 +70,6 @@ Device parse_device(const std::string& name) {
 }
 
 std::shared_ptr<const Model> Model::load(const std::string& path_or_name, ComputeType compute_type, Device device) {
-  if (device == Device::kCpu && compute_type == ComputeType::kFloat16)
-    throw Error("compute type float16 runs on CUDA only: on the CPU use int8, bfloat16 or float32");
   if (device == Device::kCuda) {
     if (compute_type == ComputeType::kInt8)
       throw Error("compute type int8 runs on the CPU only: on CUDA use float16, bfloat16 or float32");

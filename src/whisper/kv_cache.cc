@@ -98,7 +98,13 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
           return static_cast<int8_t>(std::clamp(std::nearbyint(v * inverse_scales[t]), -127.0f, 127.0f));
         });
       } else if (half) {
-        regroup(half_.data(), [](float v, int) { return float_to_fp16(v); });
+        // Regrouped in fp32 first, then converted eight at a time (F16C): converted one by one in
+        // the regrouping, the window's cross K/V took 1.1-1.3x as long as float32's.
+        thread_local std::vector<float> staged;
+        const size_t n = static_cast<size_t>(is_key ? key_panel_capacity(rows) : rows) * d_head_;
+        staged.assign(n, 0.0f);  // a last panel's padding keys stay zero
+        regroup_rows(src, projected_width, 0, rows, d_head_, is_key, staged.data(), [](float v, int) { return v; });
+        float_to_fp16_exact_n(staged.data(), n, half_.data() + at + static_cast<size_t>(t0) * d_head_);
       } else {
         regroup(data_.data(), [](float v, int) { return v; });
       }

@@ -51,10 +51,10 @@ struct TranscribeArgs {
   int max_line_width = 0, max_line_count = 0, max_words_per_line = 0;
   bool highlight_words = false;
   std::string device = "cpu";
-  // Empty: the device's default, the fastest type whose WER stays within 0.3 points of float32's
-  // in every measurement (docs/BENCHMARKS.md): float32 on the CPU (int8 and bfloat16 lose 1.2-1.6
-  // points with beam 5 on the long-form file), float16 on CUDA.
-  std::string compute_type;
+  // The fastest type whose WER stays within 0.3 points of float32's in every measurement
+  // (docs/BENCHMARKS.md), on either device: float16. On the CPU it gives openai's tokens on every
+  // parity fixture (int8 and bfloat16 lose 1.2-1.6 points with beam 5 on the long-form file).
+  std::string compute_type = "float16";
   bool print_timings = false;
   EngineAblations ablations;
 };
@@ -158,9 +158,11 @@ Command add_transcribe_command(CLI::App& app) {
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
   cmd->add_option("--compute-type", a->compute_type,
-                  "Arithmetic: float32 (CPU default: tokens equal openai/whisper's), int8 (int8 decoder weights: "
-                  "greedy decoding 1.2-1.4x faster), bfloat16, or float16 (CUDA default)")
-      ->check(CLI::IsMember({"float32", "bfloat16", "int8", "float16"}));
+                  "Arithmetic: float16 (on the CPU float32's arithmetic with an fp16 cross-attention cache: faster "
+                  "decode steps), float32 (openai/whisper's arithmetic), int8 (int8 decoder weights: greedy decoding "
+                  "1.2-1.4x faster than float32), or bfloat16")
+      ->check(CLI::IsMember({"float32", "bfloat16", "int8", "float16"}))
+      ->capture_default_str();
   cmd->add_flag("--print-timings", a->print_timings, "Print the engine's per-stage timings as JSON on stderr")
       ->group("Benchmarking");
   cmd->add_flag("--recompute-cross-kv", a->ablations.recompute_cross_kv_each_step,
@@ -187,9 +189,8 @@ Command add_transcribe_command(CLI::App& app) {
       std::fprintf(stderr, "auris: warning: word timestamps of a translation may not line up with the speech\n");
     TranscribeOptions options = to_options(*a);  // validates --clip-timestamps before any work
     const Device device = parse_device(a->device);
-    const std::string compute_type = !a->compute_type.empty() ? a->compute_type : device == Device::kCuda ? "float16" : "float32";
     const auto load_start = std::chrono::steady_clock::now();
-    const auto model = Model::load(a->model, parse_compute_type(compute_type), device);
+    const auto model = Model::load(a->model, parse_compute_type(a->compute_type), device);
     const std::chrono::duration<double> load_time = std::chrono::steady_clock::now() - load_start;
     Transcriber transcriber(model);
     transcriber.set_ablations(a->ablations);

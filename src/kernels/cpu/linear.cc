@@ -125,10 +125,10 @@ void Linear::convert(WeightFormat format) {
     case WeightFormat::kPackedBfloat16:
       packed_ = std::make_shared<PackedGemm>(weight_.data(), out_, in_, bias_, GemmPrecision::kBfloat16);
       break;
-    case WeightFormat::kFloat16Rows:
-      if (!to_fp16_rows_if_exact())
-        throw Error("these weights are not fp16 values: fp16 rows would change the products");
-      return;
+    case WeightFormat::kFloat16Rows:  // rounded to nearest even (exact for an fp16 checkpoint)
+      resize_on_huge_pages(half_rows_, weight_.size());
+      float_to_fp16_exact_n(weight_.data(), weight_.size(), half_rows_.data());
+      break;
     case WeightFormat::kBfloat16Rows:
       resize_on_huge_pages(half_rows_, weight_.size());
       std::transform(weight_.begin(), weight_.end(), half_rows_.begin(), float_to_bf16);

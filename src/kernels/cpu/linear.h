@@ -4,7 +4,8 @@
 //  - kPackedFloat32 / kPackedBfloat16: packed for oneDNN's matmul (packed_gemm.h), for the products
 //    over many rows (encoder, the window's cross K/V), with bias and GELU fused
 //  - kFloat16Rows / kBfloat16Rows / kInt8Rows: narrower rows for the decode step's weight streaming
-//    (streaming_product.h); fp16 is exact for weights that fp16 represents. A prompt of many rows
+//    (streaming_product.h); fp16 is exact for weights that fp16 represents (an fp16 checkpoint's),
+//    and rounds the others to nearest even. A prompt of many rows
 //    widens these rows to fp32 (int8 dequantised) and runs sgemm, which beats streaming there
 // Each layer counts the rows it has multiplied, so tests can prove which projections a decode step
 // does (and does not) run.

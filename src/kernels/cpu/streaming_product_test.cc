@@ -70,16 +70,20 @@ TEST(StreamingProduct, Fp16MatchesDefinition) {
   for (const Case& c : kCases) expect_close(WeightFormat::kFloat16Rows, c, 1e-6);
 }
 
-TEST(StreamingProduct, Fp16RowsAreRefusedForWeightsFp16CannotHold) {
+TEST(StreamingProduct, Fp16RowsAreExactOnlyIfAskedForAndRoundOtherwise) {
   Tensor wt({2, 8});
-  wt.data[3] = 1.0f + 1.0f / 4096;  // needs 12 mantissa bits
+  wt.data[3] = 1.0f + 6.0f / 4096;  // needs 12 mantissa bits: halfway between fp16's 1 + 4/4096 and 1 + 8/4096
+  Linear rounded(wt, Tensor());
+  rounded.convert(WeightFormat::kFloat16Rows);  // float16: rounds to nearest even
+  std::vector<float> ones(8, 1.0f), out(2);
+  rounded.forward(ones.data(), 1, out.data());
+  EXPECT_EQ(out[0], 1.0f + 8.0f / 4096) << "ties round to the even fp16 value";
   Linear layer(wt, Tensor());
-  EXPECT_THROW(layer.convert(WeightFormat::kFloat16Rows), Error);
-  EXPECT_FALSE(layer.to_fp16_rows_if_exact());
+  EXPECT_FALSE(layer.to_fp16_rows_if_exact());  // float32: keeps fp32 unless fp16 is exact
   EXPECT_EQ(layer.format(), WeightFormat::kFloat32);
   std::vector<float> x(8, 1.0f), y(2);
   layer.forward(x.data(), 1, y.data());
-  EXPECT_EQ(y[0], 1.0f + 1.0f / 4096) << "the fp32 weights are kept";
+  EXPECT_EQ(y[0], 1.0f + 6.0f / 4096) << "the fp32 weights are kept";
 }
 
 TEST(StreamingProduct, Bf16MatchesDefinitionToBf16Precision) {
