@@ -1,6 +1,6 @@
 // Each CPU speed lever of the engine measured on its own, at the shapes of Whisper base (width 512,
 // 6 layers, 1500 audio positions, 51865 tokens): the variant auris uses beside the one it replaced
-// or avoided. bench/levers.py runs this and prints the table in docs/BENCHMARKS.md.
+// or avoided. bench/levers.py runs this and prints the table in docs/benchmarks/cpu-kernels.md.
 // Benchmark names are "<lever>/<variant>"; the variant auris runs carries the label "auris".
 // Threads: OMP_NUM_THREADS (OpenBLAS's OpenMP build and oneDNN both read it).
 #include <benchmark/benchmark.h>

@@ -3,7 +3,7 @@
 the variant auris runs beside the one it replaced or avoided, repeated with the repetitions
 interleaved, reported as median and spread (min-max) of the wall time per call.
 
-Writes bench/results/levers.json and prints the markdown table docs/BENCHMARKS.md quotes.
+Writes bench/results/levers.json and prints the markdown table docs/benchmarks/cpu-kernels.md quotes.
 
 Usage: bench/levers.py [--repeats 7] [--threads 2] [--render bench/results/levers.json]
 """

@@ -73,8 +73,8 @@ class SelfKVCache {
   // Head-major: head h of a layer's row starts at keys(layer, row) + h * head_stride(), and holds
   // position p at + p * d_head(). A decode step's thread then reads its heads' filled prefixes as a
   // few contiguous runs; with the heads side by side in each position's row, two threads each read
-  // every other kilobyte, which the hardware prefetchers follow poorly (docs/BENCHMARKS.md, "the
-  // self-attention cache by head").
+  // every other kilobyte, which the hardware prefetchers follow poorly (docs/benchmarks/cpu-kernels.md,
+  // "the self-attention cache by head").
   float* keys(int layer, int row) { return k_.get() + offset(layer, row); }
   float* values(int layer, int row) { return v_.get() + offset(layer, row); }
   long head_stride() const { return static_cast<long>(n_ctx_) * d_head_; }

@@ -1,7 +1,7 @@
 // `auris convert MODEL --to hf|ggml -o OUT`: rewrites any loadable model in another format;
 // `--quantize q8_0|q4_0` writes a ggml file as whisper.cpp's `quantize` tool would.
 // `--random-weights NAME` writes instead a model of NAME's shape with random weights and MODEL's
-// vocabulary, for timing runs at the large models' real shapes (docs/BENCHMARKS.md, CUDA).
+// vocabulary, for timing runs at the large models' real shapes (docs/BENCHMARKS.md, GPU).
 #include <cstdio>
 #include <string>
 

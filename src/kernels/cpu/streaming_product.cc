@@ -21,8 +21,8 @@ constexpr int kRowBlock = 8;
 // How far ahead a pass over weight columns requests the columns a later pass reads: every cache line
 // of them at once, when the pass starts. Requests spread over the pass, one per line read, left the
 // memory idle while the FMAs ran, so that a pass took about the time of its reads plus that of its
-// arithmetic; the hardware prefetcher alone did the same (docs/BENCHMARKS.md, "Beam steps: the
-// weights requested a pass at a time").
+// arithmetic; the hardware prefetcher alone did the same (docs/benchmarks/cpu-kernels.md,
+// "Weights requested a pass at a time").
 constexpr long kRequestAheadBytes = 8192;
 // Bytes of weights a column block may take so that it stays in L2 while row blocks pass over it.
 constexpr long kColumnBlockBytes = 192 << 10;
@@ -104,7 +104,7 @@ constexpr int columns_per_pass(int rows) { return rows == 1 || rows > 6 ? 1 : (r
 // sums[c * R + r] = <x row r, weight column col + c> for R rows and C adjacent columns. Each vector of
 // x goes into a register once and feeds C FMAs, one per column. dot_rows, one column at a time, loads
 // an x vector for every FMA (five rows: six loads per five FMAs), so the loads, not the FMAs, bound
-// a beam step's products (docs/BENCHMARKS.md, "weight rows two at a time").
+// a beam step's products (docs/benchmarks/cpu-kernels.md, "weight rows two at a time").
 template <int R, int C, typename Weights>
 inline void dot_columns(const float* x, int ldx, int in, const Weights& w, int col, float* sums) {
   request_pass_ahead(w.column(col), static_cast<long>(C) * in * Weights::kBytes);
@@ -203,7 +203,7 @@ void stream_rows(const float* x, int rows, int ldx, int in, int out, const Strea
 // sums[r] = <int16 activations of row r, int8 weight column> for R rows (row stride `in`).
 // One row (a greedy step) takes a cache line of weights per pass, into four accumulators. Without
 // the request ahead a greedy step's int8 products read well below the bandwidth floor
-// (docs/BENCHMARKS.md, "int8 greedy products").
+// (docs/benchmarks/cpu-kernels.md, "int8 greedy products prefetched").
 template <int R>
 inline void int_dot_rows(const int16_t* q, int in, const int8_t* w, int32_t* sums) {
   constexpr int L16 = simd::kInt16Lanes;
