@@ -25,13 +25,19 @@ inline nlohmann::json audio_fixture_index() {
 
 // Reads a whole fixture file of little-endian T (the build machines are little-endian).
 template <typename T>
-std::vector<T> read_fixture_array(const std::string& name) {
-  std::ifstream in(audio_fixture_path(name), std::ios::binary);
-  if (!in) throw std::runtime_error("missing fixture " + audio_fixture_path(name));
+std::vector<T> read_fixture_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("missing fixture " + path);
   std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<T> out(bytes.size() / sizeof(T));
   std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
   return out;
+}
+
+// read_fixture_file() of tests/fixtures/audio/<name>.
+template <typename T>
+std::vector<T> read_fixture_array(const std::string& name) {
+  return read_fixture_file<T>(audio_fixture_path(name));
 }
 
 // The index entry describing the decoded samples of `file` (a path under the shared data dir).

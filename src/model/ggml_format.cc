@@ -1,9 +1,12 @@
 #include "model/ggml_format.h"
 
 #include <cstdio>
+#include <cstring>
 #include <iterator>
 
 #include "auris/error.h"
+#include "model/ggml_blocks.h"
+#include "model/half_float.h"
 
 namespace auris {
 namespace {
@@ -40,7 +43,7 @@ std::string ggml_type_name(int32_t type) {
   return "type " + std::to_string(type);
 }
 
-GgmlHeader read_ggml_header(ByteReader& in, const std::string& path) {
+void read_ggml_magic(ByteReader& in, const std::string& path) {
   const uint32_t magic = in.read<uint32_t>();
   if (magic != kGgmlMagic) {
     char hex[9];
@@ -48,6 +51,10 @@ GgmlHeader read_ggml_header(ByteReader& in, const std::string& path) {
     throw Error("'" + path + "' is not a whisper.cpp ggml model (magic 0x" + hex + ", expected 0x67676d6c" +
                 (magic == 0x46554747 ? "; this is a GGUF file, which auris does not read" : "") + ")");
   }
+}
+
+GgmlHeader read_ggml_header(ByteReader& in, const std::string& path) {
+  read_ggml_magic(in, path);
   GgmlHeader h;
   ModelDims& d = h.dims;
   d.n_vocab = read_int(in, path, "n_vocab", 51864, 51866);
@@ -81,6 +88,50 @@ GgmlHeader read_ggml_header(ByteReader& in, const std::string& path) {
     h.vocab.push_back(in.read_string(length));
   }
   return h;
+}
+
+GgmlTensorRecord read_ggml_tensor(ByteReader& in, const std::string& path) {
+  const int32_t n_dims = in.read<int32_t>();
+  const int32_t name_length = in.read<int32_t>();
+  const int32_t type = in.read<int32_t>();
+  if (n_dims < 0 || n_dims > 4 || name_length < 1 || name_length > 1024)
+    throw Error("ggml file '" + path + "' has a corrupted tensor header at offset " + std::to_string(in.position() - 12) +
+                " (n_dims " + std::to_string(n_dims) + ", name length " + std::to_string(name_length) + ")");
+  GgmlTensorRecord t;
+  t.type = type;
+  t.shape.resize(static_cast<size_t>(n_dims));
+  uint64_t numel = 1;
+  for (int i = n_dims - 1; i >= 0; --i) {  // ne[0] is the innermost dimension: reverse to row-major order
+    const int32_t ne = in.read<int32_t>();
+    if (ne < 1) throw Error("ggml file '" + path + "' has a tensor dimension of " + std::to_string(ne) + ": the file is corrupted");
+    t.shape[static_cast<size_t>(i)] = ne;
+    numel *= static_cast<uint64_t>(ne);
+    // No weight takes less than half a byte: this also keeps numel from overflowing.
+    if (numel > 2 * in.remaining()) throw Error("ggml file '" + path + "' has a tensor larger than the file: the file is truncated or corrupted");
+  }
+  t.name = in.read_string(static_cast<uint64_t>(name_length));
+  const size_t block_bytes = ggml_block_bytes(type);
+  if (type != kGgmlF32 && type != kGgmlF16 && block_bytes == 0)
+    throw Error("ggml file '" + path + "' stores tensor '" + t.name + "' as " + ggml_type_name(type) +
+                " (quantised); auris loads f32, f16, q8_0 and q4_0 tensors: use a ggml file of one of those, or another format");
+  if (block_bytes != 0 && (t.shape.empty() || t.shape.back() % kGgmlBlockWeights != 0))
+    throw Error("ggml file '" + path + "' stores tensor '" + t.name + "' as " + ggml_type_name(type) + " in rows of " +
+                std::to_string(t.shape.empty() ? 1 : t.shape.back()) + " weights, not whole blocks of " +
+                std::to_string(kGgmlBlockWeights) + ": the file is corrupted");
+  t.data = in.read_bytes(ggml_tensor_bytes(type, numel));
+  return t;
+}
+
+void ggml_tensor_values(const GgmlTensorRecord& tensor, float* out) {
+  if (tensor.type == kGgmlF32) {
+    std::memcpy(out, tensor.data.data(), tensor.data.size());
+  } else if (tensor.type == kGgmlF16) {
+    fp16_to_float_n(tensor.data.data(), tensor.data.size() / 2, out);
+  } else {
+    size_t numel = 1;
+    for (int64_t d : tensor.shape) numel *= static_cast<size_t>(d);
+    dequantize_ggml_blocks(tensor.type, tensor.data.data(), numel, out);
+  }
 }
 
 }  // namespace auris

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ struct GgmlHeader {
   std::vector<std::string> vocab;   // raw token bytes as stored (may end with <|endoftext|>)
 };
 
+// Reads the uint32 magic "ggml"; throws auris::Error naming `path` (and a GGUF file as such) otherwise.
+void read_ggml_magic(ByteReader& in, const std::string& path);
 // Parses everything before the tensors, leaving `in` at the first tensor. Throws auris::Error naming
 // `path` for a bad magic, implausible hparams, an ftype auris does not read (it reads f32, f16,
 // q8_0 and q4_0), or a truncated file.
@@ -37,5 +40,21 @@ GgmlHeader read_ggml_header(ByteReader& in, const std::string& path);
 
 // "f32", "f16", "q4_0", ... for ggml tensor type codes ("type N" when unknown).
 std::string ggml_type_name(int32_t type);
+
+// One tensor record of a ggml file (whisper.cpp writes the same records in its Whisper and VAD files).
+struct GgmlTensorRecord {
+  std::string name;
+  std::vector<int64_t> shape;  // row-major (ne reversed); empty for a scalar (n_dims 0)
+  int32_t type = kGgmlF32;     // f32, f16, q8_0 or q4_0
+  std::span<const uint8_t> data;  // inside the bytes `in` reads
+};
+
+// Reads the tensor record at `in`, every size checked against what is left before it is followed.
+// Throws auris::Error naming `path` for a corrupted header, a tensor larger than the file, or a
+// type auris does not read.
+GgmlTensorRecord read_ggml_tensor(ByteReader& in, const std::string& path);
+// The record's values as fp32 into out[numel]: f32 and f16 exactly, q8_0 and q4_0 as whisper.cpp
+// dequantises them.
+void ggml_tensor_values(const GgmlTensorRecord& tensor, float* out);
 
 }  // namespace auris

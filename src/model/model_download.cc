@@ -71,6 +71,17 @@ void fetch(const std::string& url, const fs::path& target, const std::string& fi
   if (std::fflush(out.get()) != 0) throw Error("cannot write '" + target.string() + "': disk full?");
 }
 
+// One file (a ggml model) straight into the cache directory.
+DownloadPlan single_file_plan(const std::string& name, const std::string& repo, const std::string& file,
+                              const std::string& cache_dir) {
+  DownloadPlan plan;
+  plan.name = name;
+  plan.destination = (fs::path(cache_dir) / file).string();
+  plan.files = {file};
+  plan.urls = {file_url(repo, file)};
+  return plan;
+}
+
 }  // namespace
 
 DownloadPlan plan_download(const std::string& name, DownloadFormat format, const std::string& cache_dir) {
@@ -80,10 +91,7 @@ DownloadPlan plan_download(const std::string& name, DownloadFormat format, const
   switch (format) {
     case DownloadFormat::kGgml:
       if (model.ggml_file.empty()) throw Error("no whisper.cpp ggml file is published for " + model.name);
-      plan.destination = (fs::path(cache_dir) / model.ggml_file).string();
-      plan.files = {model.ggml_file};
-      plan.urls = {file_url(model.ggml_repo, model.ggml_file)};
-      return plan;
+      return single_file_plan(model.name, model.ggml_repo, model.ggml_file, cache_dir);
     case DownloadFormat::kCTranslate2: {
       if (model.ct2_repo.empty()) throw Error("no CTranslate2 conversion is published for " + model.name);
       plan.destination = (fs::path(cache_dir) / model.name).string();
@@ -101,6 +109,25 @@ DownloadPlan plan_download(const std::string& name, DownloadFormat format, const
       return plan;
   }
   throw Error("unknown download format");
+}
+
+DownloadPlan plan_vad_download(const std::string& name, const std::string& cache_dir) {
+  const auto model = find_vad_model(name);
+  if (!model) throw Error("unknown VAD model '" + name + "': the known one is silero-vad");
+  return single_file_plan(model->name, model->ggml_repo, model->ggml_file, cache_dir);
+}
+
+std::string resolve_vad_model_path(const std::string& path_or_name, const std::string& cache_dir) {
+  if (path_or_name.empty()) throw Error("no VAD model given: pass silero-vad or the path of a ggml VAD file");
+  if (fs::exists(path_or_name)) return path_or_name;
+  const auto model = find_vad_model(path_or_name);
+  if (!model)
+    throw Error("VAD model '" + path_or_name + "' not found: pass silero-vad (after `auris download silero-vad`) "
+                "or the path of a whisper.cpp ggml VAD file such as ggml-silero-v6.2.0.bin");
+  const fs::path cached = fs::path(cache_dir) / model->ggml_file;
+  if (fs::exists(cached)) return cached.string();
+  throw Error("VAD model '" + path_or_name + "' is not in the cache (looked for " + cached.string() +
+              "): run `auris download silero-vad`, or pass the path of a ggml VAD file");
 }
 
 void run_download(const DownloadPlan& plan,

@@ -23,6 +23,12 @@ std::string hub_endpoint();
 // What `auris download name --format f` would fetch and where. Throws auris::Error for unknown names
 // or a format the model is not published in.
 DownloadPlan plan_download(const std::string& name, DownloadFormat format, const std::string& cache_dir);
+// What `auris download silero-vad` fetches: whisper.cpp's ggml VAD file into cache_dir. Throws
+// auris::Error for a name that is not a VAD model.
+DownloadPlan plan_vad_download(const std::string& name, const std::string& cache_dir);
+// The VAD model file for a path (returned as is when it exists) or a VAD model name (looked up in
+// cache_dir, where `auris download` puts it). Throws auris::Error saying how to get it otherwise.
+std::string resolve_vad_model_path(const std::string& path_or_name, const std::string& cache_dir);
 // Fetches every file of the plan; progress(file, bytes_done, bytes_total) is called as data arrives.
 // Throws auris::Error (HTTP status or transfer error, with the URL) and leaves no partial model behind.
 void run_download(const DownloadPlan& plan,

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "auris/error.h"
+#include "model/model_registry.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -63,6 +64,35 @@ TEST_F(Download, AMissingFileLeavesNoPartialModel) {
   EXPECT_THROW(run_download(plan), Error);
   EXPECT_FALSE(fs::exists(plan.destination));
   EXPECT_FALSE(fs::exists(plan.destination + ".partial"));
+}
+
+// whisper.cpp's models/download-vad-model.sh: https://huggingface.co/ggml-org/whisper-vad/resolve/main/ggml-silero-v6.2.0.bin
+TEST_F(Download, PlansTheVadModel) {
+  unsetenv("AURIS_HUB_ENDPOINT");
+  for (const char* name : {"silero-vad", "silero-v6.2.0"}) {
+    const DownloadPlan plan = plan_vad_download(name, "/c");
+    EXPECT_EQ(plan.name, "silero-vad");
+    EXPECT_EQ(plan.destination, "/c/ggml-silero-v6.2.0.bin");
+    ASSERT_EQ(plan.urls.size(), 1u);
+    EXPECT_EQ(plan.urls[0], "https://huggingface.co/ggml-org/whisper-vad/resolve/main/ggml-silero-v6.2.0.bin");
+  }
+  EXPECT_NE(test::error_of([] { plan_vad_download("tiny.en", "/c"); }).find("known one is silero-vad"), std::string::npos);
+  EXPECT_FALSE(find_registry_model("silero-vad"));  // not a Whisper model
+}
+
+TEST_F(Download, FetchesTheVadModelThenResolvesItsName) {
+  const std::string missing = test::error_of([&] { resolve_vad_model_path("silero-vad", cache_); });
+  EXPECT_NE(missing.find("run `auris download silero-vad`"), std::string::npos) << missing;
+  publish("ggml-org/whisper-vad", "ggml-silero-v6.2.0.bin", "vad weights");
+  run_download(plan_vad_download("silero-vad", cache_));
+  const std::string path = cache_ + "/ggml-silero-v6.2.0.bin";
+  EXPECT_EQ(resolve_vad_model_path("silero-vad", cache_), path);
+  EXPECT_EQ(resolve_vad_model_path("silero-v6.2.0", cache_), path);
+  EXPECT_EQ(resolve_vad_model_path(path, "/elsewhere"), path);  // a path that exists is taken as is
+  EXPECT_NE(test::error_of([&] { resolve_vad_model_path("silero-v9", cache_); }).find("not found"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { resolve_vad_model_path(root_ + "/no/such.bin", cache_); }).find("not found"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([&] { resolve_vad_model_path("", cache_); }).find("no VAD model given"), std::string::npos);
 }
 
 }  // namespace

@@ -83,6 +83,11 @@ RegistryModel registry_model(const std::string& name) {
               " (or pass the path of a model file or directory)");
 }
 
+std::optional<RegistryVadModel> find_vad_model(const std::string& name) {
+  if (name != "silero-vad" && name != "silero-v6.2.0") return std::nullopt;
+  return RegistryVadModel{"silero-vad", "ggml-org/whisper-vad", "ggml-silero-v6.2.0.bin"};
+}
+
 std::string hub_file_url(const std::string& repo, const std::string& file) {
   return "https://huggingface.co/" + repo + "/resolve/main/" + file;
 }

@@ -30,6 +30,16 @@ const std::vector<RegistryModel>& registry_models();
 std::optional<RegistryModel> find_registry_model(const std::string& name);
 // Like find_registry_model(), throwing auris::Error that lists the known names.
 RegistryModel registry_model(const std::string& name);
+// Silero VAD as whisper.cpp publishes it in its ggml VAD format (models/download-vad-model.sh):
+// `auris download silero-vad` fetches it into the model cache.
+struct RegistryVadModel {
+  std::string name;       // "silero-vad"
+  std::string ggml_repo;  // "ggml-org/whisper-vad"
+  std::string ggml_file;  // "ggml-silero-v6.2.0.bin"
+};
+// The VAD model of that name ("silero-vad", or whisper.cpp's "silero-v6.2.0"), or nullopt.
+std::optional<RegistryVadModel> find_vad_model(const std::string& name);
+
 // "https://huggingface.co/<repo>/resolve/main/<file>".
 std::string hub_file_url(const std::string& repo, const std::string& file);
 

@@ -130,6 +130,26 @@ TEST_F(Cli, BadOptionValuesAreRejected) {
   expect_clean_failure(run_cli("transcribe --model " + model_ + " --task translate " + jfk_), "English");
 }
 
+// `auris download silero-vad` from a local "hub" (file:// URLs) into a temporary model cache.
+TEST(CliDownload, SileroVadLandsInTheModelCache) {
+  const std::string root = test::temp_dir(), cache = root + "/cache";
+  fs::create_directories(root + "/hub/ggml-org/whisper-vad/resolve/main");
+  std::ofstream(root + "/hub/ggml-org/whisper-vad/resolve/main/ggml-silero-v6.2.0.bin") << "vad";
+  setenv("AURIS_HUB_ENDPOINT", ("file://" + root + "/hub").c_str(), 1);
+  setenv("AURIS_MODEL_DIR", cache.c_str(), 1);
+  const RunResult r = run_cli("download silero-vad");
+  const RunResult wrong_format = run_cli("download silero-vad --format ct2");
+  const RunResult models = run_cli("models");
+  unsetenv("AURIS_HUB_ENDPOINT");
+  unsetenv("AURIS_MODEL_DIR");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, cache + "/ggml-silero-v6.2.0.bin\n");
+  EXPECT_TRUE(fs::exists(cache + "/ggml-silero-v6.2.0.bin"));
+  expect_clean_failure(wrong_format, "ggml format only");
+  EXPECT_NE(models.out.find("silero-vad"), std::string::npos) << models.out;
+  EXPECT_NE(models.out.find("ggml-silero-v6.2.0.bin"), std::string::npos) << "listed as cached: " << models.out;
+}
+
 TEST_F(Cli, MissingModelSaysHowToGetIt) {
   expect_clean_failure(run_cli("transcribe --model no-such-model " + jfk_), "auris download");
 }

@@ -1,11 +1,13 @@
 // `auris models`: what is in the cache and what `auris download` can fetch.
-// `auris download NAME [--format ct2|hf|ggml]`: fetches an official model into the cache.
+// `auris download NAME [--format ct2|hf|ggml]`: fetches an official model into the cache; silero-vad
+// (the VAD model, ggml only) too.
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
+#include "auris/error.h"
 #include "auris/model.h"
 #include "commands.h"
 #include "model/model_download.h"
@@ -39,6 +41,7 @@ Command add_models_command(CLI::App& app) {
     for (const RegistryModel& m : registry_models())
       std::printf("  %-18s %s%s%s\n", m.name.c_str(), m.ct2_repo.empty() ? "" : "ct2 ", m.hf_repo.empty() ? "" : "hf ",
                   m.ggml_file.empty() ? "" : "ggml");
+    std::printf("  %-18s ggml (voice activity detection: Silero VAD v6.2.0)\n", "silero-vad");
     return 0;
   }};
 }
@@ -49,18 +52,23 @@ Command add_download_command(CLI::App& app) {
     std::string format = "ct2";
   };
   auto a = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand("download", "Download an official Whisper model into the cache");
+  CLI::App* cmd = app.add_subcommand("download", "Download an official Whisper model (or silero-vad) into the cache");
   cmd->add_option("name", a->name, "Model name (see `auris models`)")->required();
   cmd->add_option("--format", a->format, "ct2 (faster-whisper), hf (Transformers) or ggml (whisper.cpp)")
       ->check(CLI::IsMember({"ct2", "hf", "ggml"}))
       ->capture_default_str();
-  return {cmd, [a]() {
+  return {cmd, [a, cmd]() {
     const DownloadFormat format = a->format == "hf"     ? DownloadFormat::kHuggingFace
                                   : a->format == "ggml" ? DownloadFormat::kGgml
                                                         : DownloadFormat::kCTranslate2;
-    const DownloadPlan plan = plan_download(a->name, format, model_cache_dir());
+    // The VAD model exists in whisper.cpp's ggml format only, whatever the default format.
+    const bool vad = find_vad_model(a->name).has_value();
+    if (vad && cmd->count("--format") && format != DownloadFormat::kGgml)
+      throw Error(a->name + " is published in the ggml format only: drop --format or pass --format ggml");
+    const DownloadPlan plan = vad ? plan_vad_download(a->name, model_cache_dir())
+                                  : plan_download(a->name, format, model_cache_dir());
     const bool tty = ::isatty(STDERR_FILENO);
-    std::fprintf(stderr, "auris: downloading %s (%s) into %s\n", plan.name.c_str(), a->format.c_str(),
+    std::fprintf(stderr, "auris: downloading %s (%s) into %s\n", plan.name.c_str(), vad ? "ggml" : a->format.c_str(),
                  plan.destination.c_str());
     run_download(plan, [tty](const std::string& file, long long done, long long total) {
       if (!tty || total <= 0) return;

@@ -1,0 +1,110 @@
+// faster-whisper's collect_chunks and SpeechTimestampsMap (faster_whisper/vad.py), worked through
+// by hand on spans of whole seconds.
+#include "vad/speech_chunks.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "auris/error.h"
+#include "vad/vad_fixtures_for_tests.h"
+
+namespace auris {
+namespace {
+
+constexpr int64_t kS = 16000;  // samples per second
+
+TEST(SpeechChunks, CollectPutsTheSpansEndToEnd) {
+  std::vector<float> audio(100);
+  std::iota(audio.begin(), audio.end(), 0.0f);
+  const std::vector<SpeechSpan> spans = {{10, 13}, {50, 52}, {98, 100}};
+  EXPECT_EQ(collect_speech(audio, spans), (std::vector<float>{10, 11, 12, 50, 51, 98, 99}));
+  EXPECT_TRUE(collect_speech(audio, {}).empty());
+  const std::vector<SpeechSpan> past_the_end = {{90, 101}};
+  EXPECT_NE(test::error_of([&] { collect_speech(audio, past_the_end); }).find("does not lie within 100 samples"),
+            std::string::npos);
+}
+
+TEST(SpeechChunks, GroupsHoldAtMostMaxDurationOfSpeech) {
+  // 10 s, 15 s, 10 s, 31 s and 5 s of speech with a second of silence between them.
+  std::vector<SpeechSpan> spans;
+  int64_t at = 0;
+  for (int64_t seconds : {10, 15, 10, 31, 5}) {
+    spans.push_back({at, at + seconds * kS});
+    at += (seconds + 1) * kS;
+  }
+  const std::vector<SpeechGroup> groups = group_speech(spans, 30.0);
+  ASSERT_EQ(groups.size(), 4u);
+  EXPECT_EQ(groups[0].spans, (std::vector<SpeechSpan>{spans[0], spans[1]}));
+  EXPECT_EQ(groups[1].spans, (std::vector<SpeechSpan>{spans[2]}));
+  EXPECT_EQ(groups[2].spans, (std::vector<SpeechSpan>{spans[3]}));  // longer than 30 s, alone
+  EXPECT_EQ(groups[3].spans, (std::vector<SpeechSpan>{spans[4]}));
+  const double offsets[] = {0, 25, 35, 66}, durations[] = {25, 10, 31, 5};
+  for (size_t i = 0; i < groups.size(); ++i) {
+    EXPECT_EQ(groups[i].offset_s(), offsets[i]) << i;
+    EXPECT_EQ(groups[i].duration_s(), durations[i]) << i;
+  }
+}
+
+TEST(SpeechChunks, GroupingEdges) {
+  // Exactly 30 s together is not more than 30 s: one group.
+  const std::vector<SpeechSpan> exact = {{0, 10 * kS}, {11 * kS, 31 * kS}};
+  EXPECT_EQ(group_speech(exact).size(), 1u);
+  const std::vector<SpeechSpan> one_more = {{0, 10 * kS}, {11 * kS, 31 * kS + 1}};
+  EXPECT_EQ(group_speech(one_more).size(), 2u);
+  // A first span over the limit makes no empty group before it; no speech makes no group.
+  const std::vector<SpeechSpan> long_first = {{0, 40 * kS}};
+  ASSERT_EQ(group_speech(long_first).size(), 1u);
+  EXPECT_EQ(group_speech(long_first)[0].num_samples, 40 * kS);
+  EXPECT_TRUE(group_speech({}).empty());
+  EXPECT_THROW(group_speech(exact, 0.0), Error);
+}
+
+// Spans at 1-2 s, 3-4 s and 5-6 s: collected, they end at 1, 2 and 3 s with 1, 2 and 3 s removed before.
+class SpeechTimeMapTest : public ::testing::Test {
+ protected:
+  const std::vector<SpeechSpan> spans_ = {{1 * kS, 2 * kS}, {3 * kS, 4 * kS}, {5 * kS, 6 * kS}};
+  const SpeechTimeMap map_{spans_};
+};
+
+TEST_F(SpeechTimeMapTest, TimesMapThroughTheSpanTheyFallIn) {
+  EXPECT_EQ(map_.chunk_index(0.5), 0u);
+  EXPECT_EQ(map_.original_time(0.5), 1.5);
+  EXPECT_EQ(map_.original_time(2.5), 5.5);
+  // A time on a boundary starts the next span, unless it is an end time.
+  EXPECT_EQ(map_.chunk_index(1.0), 1u);
+  EXPECT_EQ(map_.original_time(1.0), 3.0);
+  EXPECT_EQ(map_.chunk_index(1.0, /*is_end=*/true), 0u);
+  EXPECT_EQ(map_.original_time(1.0, std::nullopt, /*is_end=*/true), 2.0);
+  // Past the end: the last span. A given span overrides (faster-whisper's words use their middle's).
+  EXPECT_EQ(map_.original_time(10.0), 13.0);
+  EXPECT_EQ(map_.original_time(1.01, 0), 2.01);
+  EXPECT_THROW(map_.original_time(0.5, 3), Error);
+}
+
+TEST_F(SpeechTimeMapTest, RoundsAsPythonsRound) {
+  EXPECT_EQ(map_.original_time(0.125), 1.12);  // 1.125 is exact in binary: a tie, to even
+  EXPECT_EQ(map_.original_time(0.135), 1.14);  // 1.135 is stored a little above
+  EXPECT_EQ(map_.original_time(0.0049999), 1.0);
+  EXPECT_EQ(SpeechTimeMap(spans_, 3).original_time(0.1234), 1.123);
+}
+
+TEST_F(SpeechTimeMapTest, SamplesMapExactly) {
+  EXPECT_EQ(map_.original_sample(0), 1 * kS);
+  EXPECT_EQ(map_.original_sample(kS - 1), 2 * kS - 1);
+  EXPECT_EQ(map_.original_sample(kS), 3 * kS);
+  EXPECT_EQ(map_.original_sample(3 * kS - 1), 6 * kS - 1);
+  EXPECT_EQ(map_.original_sample(3 * kS + 10), 6 * kS + 10);
+}
+
+TEST(SpeechTimeMap, NoSpansAndBadSpans) {
+  const SpeechTimeMap empty({});
+  EXPECT_EQ(empty.original_time(1.234), 1.23);
+  EXPECT_EQ(empty.original_sample(5), 5);
+  EXPECT_THROW(empty.chunk_index(1.0), Error);
+  const std::vector<SpeechSpan> overlapping = {{0, 100}, {50, 200}};
+  EXPECT_NE(test::error_of([&] { SpeechTimeMap m(overlapping); }).find("in order and not overlap"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace auris
