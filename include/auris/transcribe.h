@@ -124,7 +124,8 @@ struct EngineAblations {
 };
 
 // One transcription session: owns the workspaces and static caches, reused for every window and
-// file. Not thread-safe; use one Transcriber per thread (they can share one Model).
+// file. Not thread-safe; use one Transcriber per thread. Transcribers on different threads can share
+// one Model (its weights are read-only; src/api/transcriber_concurrency_test.cc runs this under TSan).
 class Transcriber {
  public:
   explicit Transcriber(std::shared_ptr<const Model> model);
@@ -146,6 +147,11 @@ class Transcriber {
   // Probability of each language code for the first 30 s (multilingual models only).
   std::map<std::string, float> detect_language(std::span<const float> samples, int sample_rate);
 
+  // CPU threads this Transcriber's calls use (0, the default: OpenMP's count for the calling
+  // thread, all cores unless OMP_NUM_THREADS says otherwise). Other Transcribers are not affected.
+  void set_threads(int threads);
+  int threads() const { return threads_; }
+
   EngineCounters counters() const;
   void set_ablations(const EngineAblations& ablations);
   // The seek loop over any source of log-mel windows (in memory or streamed from a file).
@@ -156,6 +162,7 @@ class Transcriber {
   struct State;
   std::shared_ptr<const Model> model_;
   std::unique_ptr<State> state_;
+  int threads_ = 0;
 };
 
 }  // namespace auris

@@ -14,6 +14,7 @@
 #include "transcribe/silence_skipping.h"
 #include "transcribe/window_segments.h"
 #include "transcribe/word_timestamps.h"
+#include "util/thread_count.h"
 #include "whisper/window_engine.h"
 
 namespace auris {
@@ -83,12 +84,18 @@ Transcriber::Transcriber(std::shared_ptr<const Model> model)
     : model_(std::move(model)), state_(std::make_unique<State>(model_->impl())) {}
 Transcriber::~Transcriber() = default;
 
+void Transcriber::set_threads(int threads) {
+  if (threads < 0) throw Error("the thread count must be 0 (all cores) or more, got " + std::to_string(threads));
+  threads_ = threads;
+}
+
 EngineCounters Transcriber::counters() const { return state_->engine->counters(); }
 
 void Transcriber::set_ablations(const EngineAblations& ablations) { state_->engine->set_ablations(ablations); }
 
 DecodingResult Transcriber::decode(std::span<const float> samples, int sample_rate, const DecodingOptions& options) {
   check_audio(samples, sample_rate);
+  const ScopedThreadCount thread_count(threads_);
   const Model::Impl& m = model_->impl();
   DecodingTask task(m.tokenizer, m.weights.dims, options);  // validates options before any work
   // The first window exactly as transcribe() feeds it to decode(): its real frames, zero-padded.
@@ -99,6 +106,7 @@ DecodingResult Transcriber::decode(std::span<const float> samples, int sample_ra
 
 std::map<std::string, float> Transcriber::detect_language(std::span<const float> samples, int sample_rate) {
   check_audio(samples, sample_rate);
+  const ScopedThreadCount thread_count(threads_);
   const Model::Impl& m = model_->impl();
   // As transcribe() detects: the first 30 s of the padded spectrogram.
   InMemoryMel mel(samples, m.weights.dims.n_mels);
@@ -119,6 +127,7 @@ Transcript Transcriber::transcribe_file(const std::string& path, const Transcrib
 }
 
 Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptions& options) {
+  const ScopedThreadCount thread_count(threads_);
   if (options.temperatures.empty()) throw Error("at least one decoding temperature is needed");
   if (options.hallucination_silence_threshold && !std::isfinite(*options.hallucination_silence_threshold))
     throw Error("hallucination_silence_threshold must be a finite number of seconds");

@@ -6,7 +6,7 @@
 //
 // Only the LSTM step depends on the windows before, so speech_probabilities() runs the rest for a
 // block of windows at a time as matrix products and then steps the LSTM through the block.
-// One SileroVad is for one thread at a time (its Linear layers count the rows they multiply).
+// A SileroVad can be shared by threads: every call keeps its own state and workspace.
 #pragma once
 
 #include <array>

@@ -156,7 +156,7 @@ size_t Linear::weight_bytes() const {
 void Linear::forward(const float* x, int rows, float* y, int ldx, int ldy) const {
   if (ldx < 0) ldx = in_;
   if (ldy < 0) ldy = out_;
-  rows_multiplied_ += rows;
+  rows_multiplied_.add(rows);
   if (rows == 0) return;
   const StreamingOutput out{bias(), y, ldy};
   switch (format_) {
@@ -182,7 +182,7 @@ void Linear::forward(const float* x, int rows, float* y, int ldx, int ldy) const
 
 void Linear::forward_gelu(const float* x, int rows, float* y) const {
   if (format_ == WeightFormat::kPackedFloat32 || format_ == WeightFormat::kPackedBfloat16) {
-    rows_multiplied_ += rows;
+    rows_multiplied_.add(rows);
     return packed_->forward(x, rows, in_, y, out_, /*gelu=*/true);
   }
   forward(x, rows, y);

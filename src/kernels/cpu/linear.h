@@ -17,6 +17,7 @@
 
 #include "kernels/cpu/streaming_product.h"
 #include "model/tensor.h"
+#include "util/relaxed_counter.h"
 
 namespace auris {
 
@@ -61,7 +62,8 @@ class Linear {
   const float* bias() const { return bias_.empty() ? nullptr : bias_.data(); }
   // Bytes the weights take in their current format (what a decode step streams).
   size_t weight_bytes() const;
-  int64_t rows_multiplied() const { return rows_multiplied_; }
+  // Every caller's rows: threads sharing the model add to the same count.
+  int64_t rows_multiplied() const { return rows_multiplied_.get(); }
 
  private:
   int in_ = 0;
@@ -72,7 +74,7 @@ class Linear {
   std::vector<uint16_t> half_rows_;  // kFloat16Rows, kBfloat16Rows
   Int8Rows int8_rows_;
   std::shared_ptr<const PackedGemm> packed_;
-  mutable int64_t rows_multiplied_ = 0;
+  RelaxedCounter rows_multiplied_;
 };
 
 }  // namespace auris

@@ -1,0 +1,24 @@
+// The OpenMP threads the calling thread's parallel regions (our kernels and oneDNN's) use, for one
+// scope. OpenMP keeps this count per thread, so each Transcriber can run on its own number of
+// threads without touching the process-wide default or another thread's count.
+#pragma once
+
+#include <omp.h>
+
+namespace auris {
+
+class ScopedThreadCount {
+ public:
+  // threads <= 0 keeps the calling thread's current count.
+  explicit ScopedThreadCount(int threads) : previous_(omp_get_max_threads()) {
+    if (threads > 0) omp_set_num_threads(threads);
+  }
+  ~ScopedThreadCount() { omp_set_num_threads(previous_); }
+  ScopedThreadCount(const ScopedThreadCount&) = delete;
+  ScopedThreadCount& operator=(const ScopedThreadCount&) = delete;
+
+ private:
+  int previous_;
+};
+
+}  // namespace auris
