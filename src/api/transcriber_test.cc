@@ -96,7 +96,9 @@ TEST(TranscriberLanguageDetection, EncodesTheFirstWindowOnceWhenItIsTheSame) {
   const std::vector<float> short_audio = load_audio(data + "/audio/jfk.flac");
   auto windows_encoded = [&](const std::vector<float>& samples, std::optional<std::string> language) {
     Transcriber t(model);
-    TranscribeOptions options;
+    TranscribeOptions options;  // greedy, no fallback: only the windows encoded matter here
+    options.decoding.beam_size.reset();
+    options.temperatures = {0.0};
     options.decoding.language = language;
     const Transcript result = t.transcribe(samples, 16000, options);
     EXPECT_EQ(result.language, "en");
