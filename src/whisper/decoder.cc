@@ -11,63 +11,92 @@
 
 namespace auris {
 
-void Decoder::embed(const int* tokens, int n, Mode mode, int position) {
+void Decoder::embed(const DecoderGroup& group, const Span& span) {
   const ModelDims& d = model_.dims;
   const int width = d.n_text_state;
-  x_.resize(static_cast<size_t>(n) * width);
-  for (int i = 0; i < n; ++i) {
-    const int pos = mode == Mode::kPrefill ? position + i : position;
-    if (tokens[i] < 0 || tokens[i] >= d.n_vocab)
-      throw Error("token id " + std::to_string(tokens[i]) + " is outside the vocabulary (0.." +
-                  std::to_string(d.n_vocab - 1) + ")");
+  for (int i = 0; i < span.rows; ++i) {
+    const int token = group.tokens[static_cast<size_t>(i)];
+    const int pos = group.prefill ? span.start + i : span.start;
+    if (token < 0 || token >= d.n_vocab)
+      throw Error("token id " + std::to_string(token) + " is outside the vocabulary (0.." + std::to_string(d.n_vocab - 1) +
+                  ")");
     if (pos >= d.n_text_ctx)
       throw Error("decoder context is full: Whisper decodes at most " + std::to_string(d.n_text_ctx) + " tokens");
     const float* p = model_.text_positions.data() + static_cast<size_t>(pos) * width;
-    float* xi = x_.data() + static_cast<size_t>(i) * width;
-    model_.token_embedding.weight_row(tokens[i], xi);
+    float* xi = x_.data() + static_cast<size_t>(span.first_row + i) * width;
+    model_.token_embedding.weight_row(token, xi);
     for (int c = 0; c < width; ++c) xi[c] += p[c];
   }
 }
 
-void Decoder::layer(int index, int n, Mode mode, const CrossKVCache& cross, SelfKVCache& self) {
+void Decoder::layer(int index, const std::vector<DecoderGroup>& groups, const std::vector<Span>& spans, int n) {
   const DecoderBlock& blk = model_.decoder_blocks[index];
   const int width = model_.dims.n_text_state;
-  const int n_head = model_.dims.n_text_head;
-  const int d_head = width / n_head;
   const long size = static_cast<long>(n) * width;
   normed_.resize(size);
   qkv_.resize(size * 3);
   attended_.resize(size);
   projected_.resize(size);
   hidden_.resize(size * 4);
-  const int start = self.length();
 
-  // Self-attention: one fused QKV GEMM; K/V appended to the static cache; attention over the prefix.
+  // Self-attention: one fused QKV product for every group's rows; each group appends its K/V to its
+  // own static cache and attends over that cache's filled prefix.
   layer_norm(x_.data(), n, width, blk.attn_ln.gamma.data(), blk.attn_ln.beta.data(), normed_.data());
   blk.qkv.forward(normed_.data(), n, qkv_.data());
-  for (int i = 0; i < n; ++i) {
-    const int row = mode == Mode::kPrefill ? 0 : i;
-    const int pos = mode == Mode::kPrefill ? start + i : start;
-    const float* src = qkv_.data() + static_cast<size_t>(i) * 3 * width;
-    self.store(index, row, pos, src + width, src + 2 * width);
-  }
-  if (mode == Mode::kPrefill) {
-    attention({qkv_.data(), 3 * width, n, self.keys(index, 0), d_head, self.values(index, 0), d_head, start + n, n_head,
-               d_head, /*causal_offset=*/start, self.head_stride(), self.head_stride()},
-              attended_.data(), width, scratch_);
-  } else {
-    step_self_attention(index, n, start, self);
-  }
+  for (size_t g = 0; g < groups.size(); ++g) self_attention(index, groups[g], spans[g]);
   blk.attn_out.forward(attended_.data(), n, projected_.data());
   add_inplace(x_.data(), projected_.data(), size);
 
-  // Cross-attention: Q only; K/V come from the window's cache, shared by all rows.
+  // Cross-attention: Q only; each group's K/V come from its window's cache, shared by its rows.
   layer_norm(x_.data(), n, width, blk.cross_ln.gamma.data(), blk.cross_ln.beta.data(), normed_.data());
   blk.cross_query.forward(normed_.data(), n, projected_.data());
-  if (capture_heads_) capture_cross_scores(index, n, cross);
-  AttentionInput over_window{projected_.data(), width, n, nullptr, /*ldk=*/0, nullptr,
-                             cross.values_row_stride(), cross.n_ctx(), n_head, d_head, /*causal_offset=*/-1,
-                             cross.head_stride(), cross.head_stride(), /*keys_in_panels=*/true};
+  if (capture_heads_) capture_cross_scores(index, n, *groups[0].cross);
+  for (size_t g = 0; g < groups.size(); ++g) cross_attention(index, *groups[g].cross, spans[g]);
+  blk.cross_out.forward(attended_.data(), n, projected_.data());
+  add_inplace(x_.data(), projected_.data(), size);
+
+  layer_norm(x_.data(), n, width, blk.mlp_ln.gamma.data(), blk.mlp_ln.beta.data(), normed_.data());
+  blk.mlp_in.forward_gelu(normed_.data(), n, hidden_.data());
+  blk.mlp_out.forward(hidden_.data(), n, projected_.data());
+  add_inplace(x_.data(), projected_.data(), size);
+}
+
+void Decoder::self_attention(int index, const DecoderGroup& group, const Span& span) {
+  const int width = model_.dims.n_text_state;
+  const int n_head = model_.dims.n_text_head;
+  const int d_head = width / n_head;
+  SelfKVCache& self = *group.self;
+  const float* qkv = qkv_.data() + static_cast<size_t>(span.first_row) * 3 * width;
+  for (int i = 0; i < span.rows; ++i) {
+    const int row = group.prefill ? 0 : i;
+    const int pos = group.prefill ? span.start + i : span.start;
+    const float* src = qkv + static_cast<size_t>(i) * 3 * width;
+    self.store(index, row, pos, src + width, src + 2 * width);
+  }
+  if (!group.prefill) return step_self_attention(index, span, self);
+  attention({qkv, 3 * width, span.rows, self.keys(index, 0), d_head, self.values(index, 0), d_head, span.start + span.rows,
+             n_head, d_head, /*causal_offset=*/span.start, self.head_stride(), self.head_stride()},
+            attended_.data() + static_cast<size_t>(span.first_row) * width, width, scratch_);
+}
+
+void Decoder::cross_attention(int index, const CrossKVCache& cross, const Span& span) {
+  const int width = model_.dims.n_text_state;
+  const int n_head = model_.dims.n_text_head;
+  const int d_head = width / n_head;
+  AttentionInput over_window{projected_.data() + static_cast<size_t>(span.first_row) * width,
+                             width,
+                             span.rows,
+                             nullptr,
+                             /*ldk=*/0,
+                             nullptr,
+                             cross.values_row_stride(),
+                             cross.n_ctx(),
+                             n_head,
+                             d_head,
+                             /*causal_offset=*/-1,
+                             cross.head_stride(),
+                             cross.head_stride(),
+                             /*keys_in_panels=*/true};
   if (cross.int8()) {
     over_window.k_int8 = cross.keys_int8(index);
     over_window.v_int8 = cross.values_int8(index);
@@ -81,30 +110,27 @@ void Decoder::layer(int index, int n, Mode mode, const CrossKVCache& cross, Self
     over_window.k = cross.keys(index);
     over_window.v = cross.values(index);
   }
-  attention(over_window, attended_.data(), width, scratch_);
-  blk.cross_out.forward(attended_.data(), n, projected_.data());
-  add_inplace(x_.data(), projected_.data(), size);
-
-  layer_norm(x_.data(), n, width, blk.mlp_ln.gamma.data(), blk.mlp_ln.beta.data(), normed_.data());
-  blk.mlp_in.forward_gelu(normed_.data(), n, hidden_.data());
-  blk.mlp_out.forward(hidden_.data(), n, projected_.data());
-  add_inplace(x_.data(), projected_.data(), size);
+  attention(over_window, attended_.data() + static_cast<size_t>(span.first_row) * width, width, scratch_);
 }
 
-void Decoder::step_self_attention(int index, int n, int start, SelfKVCache& self) {
+void Decoder::step_self_attention(int index, const Span& span, SelfKVCache& self) {
   const int width = model_.dims.n_text_state;
   const int n_head = model_.dims.n_text_head;
   const int d_head = width / n_head;
+  const int n = span.rows;
+  const int start = span.start;
+  const float* qkv = qkv_.data() + static_cast<size_t>(span.first_row) * 3 * width;
+  float* out = attended_.data() + static_cast<size_t>(span.first_row) * width;
   // Only the filled prefix [0, start] is read, unless the ablation reads the whole capacity with a
   // causal mask (the scores past the prefix are computed, then masked away).
   const int end = attend_full_self_cache_ ? self.capacity() : start + 1;
   const int shared = n > 1 ? self.shared_length() : 0;  // one row reads row 0's positions in one go
-  auto row_query = [&](int r) { return qkv_.data() + static_cast<size_t>(r) * 3 * width; };
+  auto row_query = [&](int r) { return qkv + static_cast<size_t>(r) * 3 * width; };
   if (shared == 0) {
     for (int r = 0; r < n; ++r)
       attention({row_query(r), 3 * width, 1, self.keys(index, r), d_head, self.values(index, r), d_head, end, n_head, d_head,
                  /*causal_offset=*/start, self.head_stride(), self.head_stride()},
-                attended_.data() + static_cast<size_t>(r) * width, width, scratch_);
+                out + static_cast<size_t>(r) * width, width, scratch_);
     return;
   }
   // The prompt every row shares is read once for all rows, then each row's own positions.
@@ -115,10 +141,10 @@ void Decoder::step_self_attention(int index, int n, int start, SelfKVCache& self
     own_keys_[r] = self.keys(index, r) + own_start;
     own_values_[r] = self.values(index, r) + own_start;
   }
-  attention_over_shared_prompt({qkv_.data(), 3 * width, n, self.keys(index, 0), self.values(index, 0), shared,
-                                own_keys_.data(), own_values_.data(), end - shared, d_head, n_head, d_head,
+  attention_over_shared_prompt({qkv, 3 * width, n, self.keys(index, 0), self.values(index, 0), shared, own_keys_.data(),
+                                own_values_.data(), end - shared, d_head, n_head, d_head,
                                 /*own_causal_offset=*/start - shared, self.head_stride()},
-                               attended_.data(), width, scratch_);
+                               out, width, scratch_);
 }
 
 void Decoder::capture_cross_scores(int layer, int n, const CrossKVCache& cross) {
@@ -169,29 +195,62 @@ void Decoder::project_logits(const std::vector<int>& rows, std::vector<float>& l
   model_.token_embedding.forward(gathered_.data(), static_cast<int>(rows.size()), logits.data());
 }
 
+void Decoder::forward(std::vector<DecoderGroup>& groups) {
+  const int width = model_.dims.n_text_state;
+  const int n_vocab = model_.dims.n_vocab;
+  spans_.clear();
+  int n = 0;
+  for (DecoderGroup& g : groups) {
+    const int rows = static_cast<int>(g.tokens.size());
+    if (rows == 0) throw Error("a decoder pass needs at least one token per window");
+    if (g.prefill) {
+      g.self->set_length(0);
+      for (int p : g.logit_positions)
+        if (p < 0 || p >= rows) throw Error("prefill logits requested for a position outside the prompt");
+    } else if (rows > g.self->max_rows()) {
+      throw Error("decode step has more rows than the cache was sized for");
+    }
+    spans_.push_back({n, rows, g.self->length()});
+    n += rows;
+  }
+  x_.resize(static_cast<size_t>(n) * width);
+  for (size_t g = 0; g < groups.size(); ++g) embed(groups[g], spans_[g]);
+  for (int l = 0; l < model_.dims.n_text_layer; ++l) layer(l, groups, spans_, n);
+
+  // One vocabulary projection for every group's logit rows.
+  logit_rows_.clear();
+  for (size_t g = 0; g < groups.size(); ++g) {
+    DecoderGroup& group = groups[g];
+    const Span& span = spans_[g];
+    group.self->set_length(span.start + (group.prefill ? span.rows : 1));
+    if (group.prefill) {
+      for (int p : group.logit_positions) logit_rows_.push_back(span.first_row + p);
+    } else {
+      for (int r = 0; r < span.rows; ++r) logit_rows_.push_back(span.first_row + r);
+    }
+  }
+  if (groups.size() == 1) return project_logits(logit_rows_, *groups[0].logits);
+  project_logits(logit_rows_, all_logits_);
+  size_t at = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const size_t count = groups[g].prefill ? groups[g].logit_positions.size() : static_cast<size_t>(spans_[g].rows);
+    const float* from = all_logits_.data() + at * n_vocab;
+    groups[g].logits->assign(from, from + count * n_vocab);
+    at += count;
+  }
+}
+
 void Decoder::prefill(const std::vector<int>& tokens, const CrossKVCache& cross, SelfKVCache& self,
                       const std::vector<int>& logit_positions, std::vector<float>& logits) {
-  const int n = static_cast<int>(tokens.size());
-  if (n == 0) throw Error("decoder prefill needs at least one token");
-  self.set_length(0);
-  embed(tokens.data(), n, Mode::kPrefill, 0);
-  for (int l = 0; l < model_.dims.n_text_layer; ++l) layer(l, n, Mode::kPrefill, cross, self);
-  self.set_length(n);
-  for (int p : logit_positions)
-    if (p < 0 || p >= n) throw Error("prefill logits requested for a position outside the prompt");
-  project_logits(logit_positions, logits);
+  if (tokens.empty()) throw Error("decoder prefill needs at least one token");
+  std::vector<DecoderGroup> one{{&cross, &self, /*prefill=*/true, tokens, logit_positions, &logits}};
+  forward(one);
 }
 
 void Decoder::step(const std::vector<int>& tokens, const CrossKVCache& cross, SelfKVCache& self,
                    std::vector<float>& logits) {
-  const int rows = static_cast<int>(tokens.size());
-  if (rows > self.max_rows()) throw Error("decode step has more rows than the cache was sized for");
-  embed(tokens.data(), rows, Mode::kStep, self.length());
-  for (int l = 0; l < model_.dims.n_text_layer; ++l) layer(l, rows, Mode::kStep, cross, self);
-  self.set_length(self.length() + 1);
-  std::vector<int> all(rows);
-  for (int r = 0; r < rows; ++r) all[r] = r;
-  project_logits(all, logits);
+  std::vector<DecoderGroup> one{{&cross, &self, /*prefill=*/false, tokens, {}, &logits}};
+  forward(one);
 }
 
 }  // namespace auris

@@ -10,9 +10,26 @@
 
 namespace auris {
 
+// One window's part of a decoder pass over several windows (batched decoding): its caches, its
+// tokens, and where its logits go. Prefill: `tokens` is row 0's prompt, written at positions [0, n);
+// step: `tokens[r]` is row r's next token, at position self->length().
+struct DecoderGroup {
+  const CrossKVCache* cross = nullptr;
+  SelfKVCache* self = nullptr;
+  bool prefill = false;
+  std::vector<int> tokens;
+  // Prefill: the prompt positions whose logits are wanted; a step gives every row's.
+  std::vector<int> logit_positions;
+  std::vector<float>* logits = nullptr;  // [logit rows x n_vocab]
+};
+
 class Decoder {
  public:
   explicit Decoder(const WhisperModel& model) : model_(model) {}
+
+  // Every group's prefill or step in one pass: each projection multiplies the rows of all groups at
+  // once (one read of its weights), and each group attends over its own caches.
+  void forward(std::vector<DecoderGroup>& groups);
 
   // tokens: one row's prompt, written to row 0 of `self` at positions [0, n); self's length becomes n.
   // logits: [logit_positions.size() x n_vocab], one row per requested prompt position.
@@ -31,11 +48,16 @@ class Decoder {
   void set_attend_full_self_cache(bool on) { attend_full_self_cache_ = on; }
 
  private:
-  enum class Mode { kPrefill, kStep };
-  void embed(const int* tokens, int n, Mode mode, int position);
-  void layer(int index, int n, Mode mode, const CrossKVCache& cross, SelfKVCache& self);
-  // A step's self-attention of n rows at position `start` over layer `index`'s cache.
-  void step_self_attention(int index, int n, int start, SelfKVCache& self);
+  // Where a group's rows sit among the pass's rows, and the position its first row is at.
+  struct Span {
+    int first_row, rows, start;
+  };
+  void embed(const DecoderGroup& group, const Span& span);
+  void layer(int index, const std::vector<DecoderGroup>& groups, const std::vector<Span>& spans, int n);
+  void self_attention(int index, const DecoderGroup& group, const Span& span);
+  // A step's self-attention of a group's rows over layer `index`'s cache.
+  void step_self_attention(int index, const Span& span, SelfKVCache& self);
+  void cross_attention(int index, const CrossKVCache& cross, const Span& span);
   void capture_cross_scores(int layer, int n, const CrossKVCache& cross);
   void project_logits(const std::vector<int>& rows, std::vector<float>& logits);
 
@@ -44,7 +66,9 @@ class Decoder {
   // Set only during prefill_capturing_cross_attention.
   const std::vector<std::pair<int, int>>* capture_heads_ = nullptr;
   std::vector<float>* capture_out_ = nullptr;
-  std::vector<float> x_, normed_, qkv_, attended_, projected_, hidden_, scratch_, gathered_;
+  std::vector<float> x_, normed_, qkv_, attended_, projected_, hidden_, scratch_, gathered_, all_logits_;
+  std::vector<int> logit_rows_;
+  std::vector<Span> spans_;
   std::vector<const float*> own_keys_, own_values_;  // each row's positions after the shared prompt
   std::vector<float> head_keys_;  // an alignment head's cross keys, [d_head x n_ctx] fp32
 };

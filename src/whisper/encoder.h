@@ -16,14 +16,18 @@ class Encoder {
   // window: [n_mels x 3000] log-mel. out: resized to [n_audio_ctx x n_audio_state].
   // Throws auris::Error when the window's shape does not fit the model.
   void forward(const LogMel& window, std::vector<float>& out);
+  // Several windows in one pass: every product multiplies the rows of all of them at once, and each
+  // window attends over its own frames. outs[i] is windows[i]'s output, as forward() gives it.
+  void forward(const std::vector<const LogMel*>& windows, const std::vector<std::vector<float>*>& outs);
 
  private:
-  void block(const EncoderBlock& blk, float* x);
+  void check(const LogMel& window) const;
+  void block(const EncoderBlock& blk, float* x, int n_windows);
 
   const WhisperModel& model_;
   // Workspaces reused across windows: no allocation per window after the first; the large ones on
   // huge pages (util/huge_pages.h).
-  std::vector<float> columns_, conv_out_, normed_, qkv_, attended_, hidden_, scratch_;
+  std::vector<float> columns_, conv_out_, stacked_, normed_, qkv_, attended_, hidden_, scratch_;
 };
 
 }  // namespace auris

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "audio/audio_file.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -49,6 +51,22 @@ class AudioFormats : public ::testing::Test {
     EXPECT_EQ(r.status, 0) << r.err;
     return path;
   }
+  // jfk in every container and codec a user is likely to have.
+  std::vector<std::string> make_variants(const std::string& jfk) {
+    const std::string in = "-i " + jfk;
+    const std::pair<std::string, std::string> variants[] = {
+        {"jfk.wav", in},                                                  // PCM WAV, source rate
+        {"jfk_48k_stereo.wav", in + " -ar 48000 -ac 2"},                 // resampled + downmixed
+        {"jfk.flac", in + " -c:a flac"},
+        {"jfk.ogg", in + " -c:a libopus -b:a 96k"},                       // Ogg/Opus
+        {"jfk.m4a", in + " -c:a aac -b:a 128k"},                          // M4A/AAC
+        {"jfk.mp3", in + " -c:a libmp3lame -b:a 128k"},
+        {"jfk_video.mkv", "-f lavfi -i color=c=black:s=64x64:d=11 " + in + " -shortest -c:v mpeg4 -c:a aac"},
+    };
+    std::vector<std::string> paths;
+    for (const auto& [name, args] : variants) paths.push_back(make(name, args));
+    return paths;
+  }
   CliRun transcribe(const std::string& args) {
     return sh(std::string(AURIS_CLI_PATH) + " transcribe --beam-size 0 --model " + model_ + " " + args, dir_);
   }
@@ -57,25 +75,16 @@ class AudioFormats : public ::testing::Test {
 
 TEST_F(AudioFormats, EveryFormatGivesTheSameTranscript) {
   const std::string jfk = data_ + "/audio/jfk.flac";
-  const std::string in = "-i " + jfk;
-  const std::pair<std::string, std::string> variants[] = {
-      {"jfk.wav", in},                                                  // PCM WAV, source rate
-      {"jfk_48k_stereo.wav", in + " -ar 48000 -ac 2"},                 // resampled + downmixed
-      {"jfk.flac", in + " -c:a flac"},
-      {"jfk.ogg", in + " -c:a libopus -b:a 96k"},                       // Ogg/Opus
-      {"jfk.m4a", in + " -c:a aac -b:a 128k"},                          // M4A/AAC
-      {"jfk.mp3", in + " -c:a libmp3lame -b:a 128k"},
-      {"jfk_video.mkv", "-f lavfi -i color=c=black:s=64x64:d=11 " + in + " -shortest -c:v mpeg4 -c:a aac"},
-  };
+  const std::vector<std::string> variants = make_variants(jfk);
   // One run over the original and every variant: the command prints one transcript line per file.
   std::string files = jfk;
-  for (const auto& [name, args] : variants) files += " " + make(name, args);
+  for (const std::string& path : variants) files += " " + path;
   const CliRun r = transcribe(files);
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> lines;
   for (size_t at = 0, end; (end = r.out.find('\n', at)) != std::string::npos; at = end + 1)
     lines.push_back(r.out.substr(at, end - at));
-  ASSERT_EQ(lines.size(), std::size(variants) + 1) << r.out;
+  ASSERT_EQ(lines.size(), variants.size() + 1) << r.out;
   ASSERT_NE(lines[0].find("ask not what your country"), std::string::npos) << lines[0];
   // Lossy codecs may move a comma; the words must survive every format.
   auto words = [](const std::string& s) {
@@ -84,7 +93,25 @@ TEST_F(AudioFormats, EveryFormatGivesTheSameTranscript) {
       if (std::isalpha(static_cast<unsigned char>(c)) || c == ' ') w += static_cast<char>(std::tolower(c));
     return w;
   };
-  for (size_t i = 0; i < std::size(variants); ++i) EXPECT_EQ(words(lines[i + 1]), words(lines[0])) << variants[i].first;
+  for (size_t i = 0; i < variants.size(); ++i) EXPECT_EQ(words(lines[i + 1]), words(lines[0])) << variants[i];
+}
+
+// The same containers and codecs decoded (the part of the test above the sanitizers run): each gives
+// jfk's length and loudness at 16 kHz mono.
+TEST_F(AudioFormats, EveryFormatDecodesTheSameAudio) {
+  const std::string jfk = data_ + "/audio/jfk.flac";
+  const std::vector<float> reference = load_audio(jfk);
+  auto rms = [](const std::vector<float>& x) {
+    double sum = 0;
+    for (float v : x) sum += double(v) * v;
+    return std::sqrt(sum / static_cast<double>(x.size()));
+  };
+  for (const std::string& path : make_variants(jfk)) {
+    SCOPED_TRACE(path);
+    const std::vector<float> samples = load_audio(path);
+    EXPECT_NEAR(static_cast<double>(samples.size()), static_cast<double>(reference.size()), 0.05 * 16000);
+    EXPECT_NEAR(rms(samples), rms(reference), 0.1 * rms(reference));
+  }
 }
 
 TEST_F(AudioFormats, RawPcmFromStdin) {

@@ -1,0 +1,142 @@
+// Windows decoded together give what each gives alone, while every decoder pass carries the rows of
+// several windows and the cross-attention K/V are still computed once per window.
+#include "batch/window_batch.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "api/model_impl.h"
+#include "audio/audio_file.h"
+#include "audio/mel_source.h"
+#include "auris/error.h"
+#include "auris/transcribe.h"
+#include "decoding/decoding_task.h"
+#include "test_support.h"
+
+namespace auris {
+namespace {
+
+class WindowBatchTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const std::string path = test::cached_model("tiny.en");
+    const std::string data = test::shared_data_dir();
+    if (path.empty() || data.empty()) return;
+    model_ = Model::load(path);
+    clips_.push_back(load_audio(data + "/audio/jfk.flac"));
+    for (const char* name : {"presentpictureofnsw_02_mann_0532", "swag_06_tompkins_0883", "roots_19_morris_0392",
+                             "shortstories_06_gaskell_0370", "bambatse_13_haggard_0083"})
+      clips_.push_back(load_audio(data + "/audio/hifitts-6097/audio/" + name + ".wav"));
+  }
+  static void TearDownTestSuite() {
+    model_.reset();
+    clips_.clear();
+  }
+  void SetUp() override {
+    if (!model_) GTEST_SKIP() << "needs ../shared/data and tiny.en (scripts/fetch_models.sh)";
+  }
+
+  // A clip's first window, as Transcriber::decode() feeds it.
+  static LogMel window_of(const std::vector<float>& samples) {
+    InMemoryMel mel(samples, model_->impl().weights.dims.n_mels);
+    return mel.window(0, std::min(kChunkFrames, mel.content_frames()));
+  }
+
+  // Every clip decoded on a batch of `slots` windows.
+  static std::vector<DecodingResult> decode_batched(int slots, const DecodingOptions& options, WindowBatch* batch = nullptr) {
+    const Model::Impl& m = model_->impl();
+    std::optional<WindowBatch> own;
+    if (!batch) batch = &own.emplace(m.weights, slots);
+    std::vector<DecodingResult> results(clips_.size());
+    batch->run(static_cast<int>(clips_.size()), [&](WindowEngine& engine, int job) {
+      const LogMel window = window_of(clips_[job]);
+      engine.set_window(window);
+      DecodingTask task(m.tokenizer, m.weights.dims, options);
+      results[job] = task.run(engine);
+    });
+    return results;
+  }
+
+  static std::shared_ptr<const Model> model_;
+  static std::vector<std::vector<float>> clips_;
+};
+std::shared_ptr<const Model> WindowBatchTest::model_;
+std::vector<std::vector<float>> WindowBatchTest::clips_;
+
+TEST_F(WindowBatchTest, EachWindowGetsWhatItGetsAlone) {
+  DecodingOptions greedy;
+  DecodingOptions beam;
+  beam.beam_size = 5;
+  for (const DecodingOptions& options : {greedy, beam}) {
+    SCOPED_TRACE(options.beam_size ? "beam 5" : "greedy");
+    Transcriber alone(model_);
+    std::vector<DecodingResult> expected;
+    for (const auto& clip : clips_) expected.push_back(alone.decode(clip, 16000, options));
+    const std::vector<DecodingResult> batched = decode_batched(4, options);
+    ASSERT_EQ(batched.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_EQ(batched[i].tokens, expected[i].tokens) << "clip " << i << ": " << batched[i].text;
+      EXPECT_EQ(batched[i].text, expected[i].text);
+      EXPECT_NEAR(batched[i].avg_logprob, expected[i].avg_logprob, 1e-4);
+      EXPECT_NEAR(batched[i].no_speech_prob, expected[i].no_speech_prob, 1e-4);
+    }
+  }
+}
+
+TEST_F(WindowBatchTest, PassesCarrySeveralWindowsAndCrossKVIsComputedOncePerWindow) {
+  WindowBatch batch(model_->impl().weights, 3);
+  const EngineCounters before = batch.counters();
+  DecodingOptions greedy;
+  const std::vector<DecodingResult> results = decode_batched(3, greedy, &batch);
+  const EngineCounters after = batch.counters();
+  const int n_audio_ctx = model_->impl().weights.dims.n_audio_ctx;
+  const long long windows = static_cast<long long>(clips_.size());
+  EXPECT_EQ(after.encoder_windows - before.encoder_windows, windows);
+  EXPECT_EQ(after.cross_kv_rows - before.cross_kv_rows, windows * n_audio_ctx) << "cross K/V once per window";
+  long long steps_alone = 0;  // a window of n tokens takes n - 1 steps after its prefill
+  for (const DecodingResult& r : results) steps_alone += static_cast<long long>(r.tokens.size());
+  const long long passes = after.decode_steps - before.decode_steps;
+  EXPECT_GT(passes, 0);
+  EXPECT_LT(passes, steps_alone) << "steps of different windows must share decoder passes";
+  EXPECT_GT(after.decode_rows - before.decode_rows, passes) << "a pass carries more than one row on average";
+}
+
+TEST_F(WindowBatchTest, OneWindowsErrorLeavesTheOthersDecoded) {
+  const Model::Impl& m = model_->impl();
+  WindowBatch batch(m.weights, 3);
+  std::vector<std::string> outcome(clips_.size());
+  batch.run(static_cast<int>(clips_.size()), [&](WindowEngine& engine, int job) {
+    try {
+      if (job == 1) {
+        LogMel wrong = window_of(clips_[job]);
+        wrong.n_frames = 100;  // not a 30-s window
+        wrong.data.resize(static_cast<size_t>(wrong.n_mels) * 100);
+        engine.set_window(wrong);
+      } else {
+        const LogMel window = window_of(clips_[job]);
+        engine.set_window(window);
+        DecodingOptions bad_prefix;
+        if (job == 2) bad_prefix.prefix = TextOrTokens(std::vector<int>{m.weights.dims.n_vocab + 5});
+        outcome[job] = DecodingTask(m.tokenizer, m.weights.dims, bad_prefix).run(engine).text;
+      }
+    } catch (const Error& e) {
+      outcome[job] = std::string("error: ") + e.what();
+    }
+  });
+  EXPECT_NE(outcome[1].find("error: encoder expects a log-mel window"), std::string::npos) << outcome[1];
+  EXPECT_NE(outcome[2].find("error:"), std::string::npos) << outcome[2];
+  EXPECT_NE(outcome[0].find("ask not what your country"), std::string::npos) << outcome[0];
+  for (size_t i = 3; i < outcome.size(); ++i) EXPECT_EQ(outcome[i].rfind("error", 0), std::string::npos) << outcome[i];
+}
+
+TEST(WindowBatch, NeedsAtLeastOneSlot) {
+  AURIS_REQUIRE_MODEL(path, "tiny.en");
+  const auto model = Model::load(path);
+  EXPECT_THROW(WindowBatch(model->impl().weights, 0), Error);
+}
+
+}  // namespace
+}  // namespace auris
