@@ -3,8 +3,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <vector>
 
 #include "auris/error.h"
 #include "auris/model.h"
@@ -56,6 +61,40 @@ std::string error_of_with_stdin(const std::string& path, const std::function<voi
   ::dup2(saved_stdin, 0);
   ::close(saved_stdin);
   return error;
+}
+
+std::string write_wav(const std::string& path, int64_t num_samples, const std::function<int16_t(int64_t)>& sample) {
+  auto le = [](std::ofstream& out, uint32_t v, int bytes) {
+    for (int b = 0; b < bytes; ++b) out.put(static_cast<char>((v >> (8 * b)) & 0xff));
+  };
+  std::ofstream out(path, std::ios::binary);
+  const uint32_t data_bytes = static_cast<uint32_t>(num_samples) * 2;
+  out.write("RIFF", 4);
+  le(out, 36 + data_bytes, 4);
+  out.write("WAVEfmt ", 8);
+  le(out, 16, 4);
+  le(out, 1, 2);      // PCM
+  le(out, 1, 2);      // mono
+  le(out, 16000, 4);  // rate
+  le(out, 32000, 4);  // bytes per second
+  le(out, 2, 2);      // block align
+  le(out, 16, 2);     // bits
+  out.write("data", 4);
+  le(out, data_bytes, 4);
+  std::vector<int16_t> block;
+  for (int64_t at = 0; at < num_samples;) {
+    block.clear();
+    for (const int64_t end = std::min<int64_t>(num_samples, at + 65536); at < end; ++at) block.push_back(sample(at));
+    out.write(reinterpret_cast<const char*>(block.data()), static_cast<std::streamsize>(block.size() * 2));
+  }
+  if (!out) throw std::runtime_error("cannot write " + path);
+  return path;
+}
+
+std::string write_wav(const std::string& path, std::span<const float> samples) {
+  return write_wav(path, static_cast<int64_t>(samples.size()), [&](int64_t i) {
+    return static_cast<int16_t>(std::clamp(std::lround(samples[static_cast<size_t>(i)] * 32768.0f), -32768L, 32767L));
+  });
 }
 
 }  // namespace auris::test

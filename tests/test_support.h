@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <functional>
 #include <ostream>
+#include <span>
 #include <string>
 
 #include "auris/model.h"
@@ -33,6 +35,12 @@ std::string error_of(const std::function<void()>& f);
 // error_of(f) with standard input reading the file at path ("/dev/null": an empty stream); standard
 // input is restored afterwards.
 std::string error_of_with_stdin(const std::string& path, const std::function<void()>& f);
+
+// Writes a 16 kHz mono s16 WAV file of num_samples samples, sample(i) the i-th, a block at a time
+// (a long file is never held in memory); returns path.
+std::string write_wav(const std::string& path, int64_t num_samples, const std::function<int16_t(int64_t)>& sample);
+// The same of samples in [-1, 1], times 32768: load_audio's samples come back exactly.
+std::string write_wav(const std::string& path, std::span<const float> samples);
 
 }  // namespace auris::test
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -23,6 +24,34 @@ class MelSource;  // src/audio/mel_source.h
 inline constexpr const char* kDefaultPrependPunctuations = "\"'\xE2\x80\x9C\xC2\xBF([{-";
 inline constexpr const char* kDefaultAppendPunctuations =
     "\"'.\xE3\x80\x82,\xEF\xBC\x8C!\xEF\xBC\x81?\xEF\xBC\x9F:\xEF\xBC\x9A\xE2\x80\x9D)]}\xE3\x80\x81";
+
+// Voice activity detection before transcription, as faster-whisper's vad_filter: Silero VAD finds
+// the speech, only the speech is transcribed (its spans end to end, as one recording), and every
+// timestamp is mapped back to the original audio. The fields and defaults are faster-whisper's
+// VadOptions (silero-vad's get_speech_timestamps parameters, in faster-whisper's units).
+struct VadParameters {
+  // A 32-ms window whose speech probability reaches this starts speech. 0 to 1.
+  double threshold = 0.5;
+  // In speech, a window below this is silence; unset: max(threshold - 0.15, 0.01). 0 to threshold.
+  std::optional<double> neg_threshold;
+  // Speech shorter than this is dropped. 0 to 3600000 ms.
+  int min_speech_duration_ms = 0;
+  // Speech longer than this is cut at its last silence of more than 98 ms (or where it reaches the
+  // limit). Infinity (the default), or more than a window plus twice speech_pad_ms.
+  double max_speech_duration_s = std::numeric_limits<double>::infinity();
+  // Silence this long ends speech. 0 to 3600000 ms.
+  int min_silence_duration_ms = 2000;
+  // Kept on each side of the speech (less where two spans are closer). 0 to 3600000 ms.
+  int speech_pad_ms = 400;
+  // The VAD model: a name in the model cache (silero-vad, after `auris download silero-vad`) or the
+  // path of a whisper.cpp ggml Silero VAD file (v5/v6).
+  std::string model = "silero-vad";
+};
+
+// Checks the parameters and the model before any work: throws auris::Error naming a parameter out
+// of range and its allowed range, or saying how to get a missing, truncated or corrupted model.
+// transcribe() and transcribe_file() do the same; this lets a caller fail before loading Whisper.
+void validate(const VadParameters& vad);
 
 struct TranscribeOptions {
   // Per-window decoding: language, task, beam_size, best_of, patience, suppress_tokens, ...
@@ -55,6 +84,10 @@ struct TranscribeOptions {
   // form. Ends past the audio stop at its end (openai would loop forever there). Throws
   // auris::Error (from transcribe) for a negative or non-finite time or an end before its start.
   std::vector<double> clip_timestamps;
+  // Set: transcribe only the speech that voice activity detection finds (see VadParameters). Cannot
+  // be combined with clip_timestamps. Times in on_segment's segments are the original audio's;
+  // on_progress counts the seconds of speech.
+  std::optional<VadParameters> vad;
   // Called with each window's new segments as they are decided (for --verbose / streaming output).
   std::function<void(const struct Segment&)> on_segment;
   // Called after each window with the audio seconds done and in total (progress bars).
@@ -88,6 +121,10 @@ struct Transcript {
   std::vector<Segment> segments;
   // Transcribed with word timestamps: every segment's words were computed (and may be empty).
   bool word_timestamps = false;
+  // Seconds of the audio, and of the part transcribed: the speech alone with TranscribeOptions::vad
+  // (0 when none was found), else the same (faster-whisper's TranscriptionInfo fields).
+  double duration = 0.0;
+  double duration_after_vad = 0.0;
 };
 
 // openai's clip_timestamps string: comma-separated seconds "start,end,start,...", "" for none.
@@ -131,14 +168,16 @@ class Transcriber {
   explicit Transcriber(std::shared_ptr<const Model> model);
   ~Transcriber();
 
-  // samples: mono PCM at sample_rate, which must be 16000 (see load_audio for files).
+  // samples: mono PCM at sample_rate, which must be 16000 (see load_audio for files). With VAD, the
+  // speech is copied out of samples and transcribed.
   // Throws auris::Error for an empty buffer, another rate, or invalid options.
   Transcript transcribe(std::span<const float> samples, int sample_rate, const TranscribeOptions& options = {});
 
   // Transcribes an audio file ("-" = stdin) of any length with bounded memory: the log-mel of up to
   // about 35 minutes is kept from one reading of the audio; longer audio is decoded again and its
-  // log-mel streamed window by window, never held whole. Throws auris::Error for unreadable or empty
-  // audio.
+  // log-mel streamed window by window, never held whole. With VAD, a first reading finds the speech
+  // and the log-mel's readings take only the speech's samples: the same bounds. Throws auris::Error
+  // for unreadable or empty audio.
   Transcript transcribe_file(const std::string& path, const TranscribeOptions& options = {});
 
   // Decodes the first 30 s as one window, as openai/whisper's decode() on that window's log-mel.

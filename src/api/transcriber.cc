@@ -4,17 +4,24 @@
 #include "api/model_impl.h"
 #include "audio/mel.h"
 #include "audio/mel_source.h"
+#include "audio/sample_source.h"
 #include "audio/streaming_mel.h"
 #include "auris/error.h"
 #include "auris/transcribe.h"
 #include "decoding/decoding_task.h"
 #include "decoding/detect_language.h"
 #include "decoding/strip_whitespace.h"
+#include "model/model_download.h"
 #include "transcribe/clip_timestamps.h"
 #include "transcribe/silence_skipping.h"
+#include "transcribe/speech_only_audio.h"
+#include "transcribe/vad_filter.h"
 #include "transcribe/window_segments.h"
 #include "transcribe/word_timestamps.h"
 #include "util/thread_count.h"
+#include "vad/ggml_vad_file.h"
+#include "vad/silero_vad.h"
+#include "vad/speech_chunks.h"
 #include "whisper/window_engine.h"
 
 namespace auris {
@@ -36,8 +43,21 @@ struct Transcriber::State {
     current_window = window;
   }
 
+  // The VAD model for a name or path, loaded on first use and kept for the next transcription.
+  const SileroVad& vad_model(const std::string& name_or_path) {
+    const std::string path = resolve_vad_model_path(name_or_path, model_cache_dir());
+    if (!vad || path != vad_path) {
+      vad.reset();
+      vad = std::make_unique<SileroVad>(path);
+      vad_path = path;
+    }
+    return *vad;
+  }
+
   std::unique_ptr<WindowEngine> engine;
   LogMel current_window;  // what the engine holds
+  std::unique_ptr<SileroVad> vad;
+  std::string vad_path;
 };
 
 namespace {
@@ -61,6 +81,62 @@ bool needs_fallback(const DecodingResult& r, const TranscribeOptions& o) {
 }
 
 double frames_to_seconds(int frames) { return static_cast<double>(frames) * kHopLength / kSampleRate; }
+double samples_to_seconds(int64_t samples) { return static_cast<double>(samples) / kSampleRate; }
+
+// The options the seek loop checks, checked before any other work (such as a VAD pass).
+void check_options(const TranscribeOptions& options) {
+  if (options.temperatures.empty()) throw Error("at least one decoding temperature is needed");
+  if (options.hallucination_silence_threshold && !std::isfinite(*options.hallucination_silence_threshold))
+    throw Error("hallucination_silence_threshold must be a finite number of seconds");
+}
+
+// With VAD: its options, checked with everything else before any work.
+SpeechTimestampsOptions check_vad_options(const TranscribeOptions& options) {
+  check_options(options);
+  const SpeechTimestampsOptions vad = speech_timestamps_options(*options.vad);
+  const std::vector<double>& clips = options.clip_timestamps;
+  if (!clips.empty() && !(clips.size() == 1 && clips[0] == 0.0))
+    throw Error("voice activity detection chooses what to transcribe, so it cannot be combined with clip_timestamps: "
+                "use one or the other");
+  return vad;
+}
+
+// Nothing to transcribe (digital silence, or no speech found): no segments.
+Transcript empty_transcript(const TranscribeOptions& options, const Tokenizer& tokenizer) {
+  Transcript empty;
+  empty.language = options.decoding.language.value_or(tokenizer.multilingual() ? "" : "en");
+  empty.word_timestamps = options.word_timestamps;
+  return empty;
+}
+
+// faster-whisper's transcribe(vad_filter=True) after get_speech_timestamps: the speech (mel, the
+// spans' samples end to end) transcribed as one recording, every time then mapped back to the
+// original audio (restore_speech_timestamps), also in what on_segment is given.
+Transcript transcribe_speech(Transcriber& transcriber, MelSource& mel, const SpeechDetection& speech,
+                             const TranscribeOptions& options) {
+  const SpeechTimeMap map(speech.spans);
+  TranscribeOptions speech_options = options;
+  speech_options.vad.reset();
+  if (options.on_segment) {
+    speech_options.on_segment = [&](const Segment& segment) {
+      Segment restored = segment;
+      restore_speech_timestamps(restored, map);
+      options.on_segment(restored);
+    };
+  }
+  Transcript t = transcriber.transcribe_windows(mel, speech_options);
+  for (Segment& segment : t.segments) restore_speech_timestamps(segment, map);
+  t.duration = samples_to_seconds(speech.num_samples);
+  t.duration_after_vad = samples_to_seconds(speech.speech_samples());
+  return t;
+}
+
+// No speech found: an empty transcript of the whole recording.
+Transcript no_speech(const SpeechDetection& speech, const TranscribeOptions& options, const Tokenizer& tokenizer) {
+  Transcript t = empty_transcript(options, tokenizer);
+  t.duration = samples_to_seconds(speech.num_samples);
+  return t;
+}
 
 // Python's tokens[start:][-length:]: the last `length` items when length > 0, but all of them for
 // 0 and all but the first -length for negative lengths (a long carried initial prompt).
@@ -114,33 +190,67 @@ std::map<std::string, float> Transcriber::detect_language(std::span<const float>
   return auris::detect_language(*state_->engine, m.tokenizer).probabilities;
 }
 
+void validate(const VadParameters& vad) {
+  speech_timestamps_options(vad);
+  read_ggml_vad(resolve_vad_model_path(vad.model, model_cache_dir()));  // the whole file, every tensor checked
+}
+
 Transcript Transcriber::transcribe(std::span<const float> samples, int sample_rate, const TranscribeOptions& options) {
   check_audio(samples, sample_rate);
-  InMemoryMel mel(samples, model_->impl().weights.dims.n_mels);
-  return transcribe_windows(mel, options);
+  const int n_mels = model_->impl().weights.dims.n_mels;
+  if (!options.vad) {
+    InMemoryMel mel(samples, n_mels);
+    return transcribe_windows(mel, options);
+  }
+  const SpeechTimestampsOptions vad_options = check_vad_options(options);
+  SpeechDetection speech;
+  {
+    const ScopedThreadCount thread_count(threads_);
+    speech = detect_speech(state_->vad_model(options.vad->model), samples, vad_options);
+  }
+  if (speech.spans.empty()) return no_speech(speech, options, model_->impl().tokenizer);
+  InMemoryMel mel(collect_speech(samples, speech.spans), n_mels);
+  return transcribe_speech(*this, mel, speech, options);
 }
 
 Transcript Transcriber::transcribe_file(const std::string& path, const TranscribeOptions& options) {
-  StreamingMel mel(path, model_->impl().weights.dims.n_mels);
-  if (mel.content_frames() == 0) throw Error("'" + path + "' contains no audio samples");
-  return transcribe_windows(mel, options);
+  const int n_mels = model_->impl().weights.dims.n_mels;
+  if (!options.vad) {
+    StreamingMel mel(path, n_mels);
+    if (mel.content_frames() == 0) throw Error("'" + path + "' contains no audio samples");
+    return transcribe_windows(mel, options);
+  }
+  const SpeechTimestampsOptions vad_options = check_vad_options(options);
+  auto recording = std::make_unique<AudioFileSource>(path);
+  SpeechDetection speech;
+  {
+    const ScopedThreadCount thread_count(threads_);
+    const SileroVad& vad = state_->vad_model(options.vad->model);
+    const std::unique_ptr<SamplePass> pass = recording->open();
+    speech = detect_speech(vad, *pass, vad_options);
+  }
+  if (speech.spans.empty()) return no_speech(speech, options, model_->impl().tokenizer);
+  // Only the speech's samples reach the log-mel, read from the file again (stdin: from its spool).
+  StreamingMel mel(std::make_unique<SpeechOnlyAudio>(std::move(recording), speech.spans), n_mels);
+  return transcribe_speech(*this, mel, speech, options);
 }
 
 Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptions& options) {
   const ScopedThreadCount thread_count(threads_);
-  if (options.temperatures.empty()) throw Error("at least one decoding temperature is needed");
-  if (options.hallucination_silence_threshold && !std::isfinite(*options.hallucination_silence_threshold))
-    throw Error("hallucination_silence_threshold must be a finite number of seconds");
+  check_options(options);
+  if (options.vad)
+    throw Error("transcribe_windows() transcribes the log-mel it is given: voice activity detection needs transcribe() "
+                "or transcribe_file()");
   const Model::Impl& m = model_->impl();
   const Tokenizer& tokenizer = m.tokenizer;
   if (mel.n_mels() != m.weights.dims.n_mels) throw Error("log-mel bins do not match the model");
   const int content_frames = mel.content_frames();
   const double content_duration = frames_to_seconds(content_frames);
   const std::vector<std::pair<int, int>> clips = seek_clips(options.clip_timestamps, content_frames);
+  const double duration = samples_to_seconds(mel.num_samples());
   if (mel.silent()) {  // digital silence: an empty transcript, where Whisper would hallucinate
-    Transcript empty;
-    empty.language = options.decoding.language.value_or(tokenizer.multilingual() ? "" : "en");
-    empty.word_timestamps = options.word_timestamps;
+    Transcript empty = empty_transcript(options, tokenizer);
+    empty.duration = empty.duration_after_vad = duration;
     return empty;
   }
   auto report_progress = [&](int frames_done) {
@@ -151,6 +261,7 @@ Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptio
   DecodingOptions decoding = options.decoding;
   Transcript transcript;
   transcript.word_timestamps = options.word_timestamps;
+  transcript.duration = transcript.duration_after_vad = duration;
   if (!decoding.language) {
     if (!tokenizer.multilingual()) {
       decoding.language = "en";

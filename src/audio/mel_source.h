@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 
 #include "audio/mel.h"
@@ -16,6 +17,8 @@ class MelSource {
   virtual int n_mels() const = 0;
   // Frames of real audio: openai's mel.shape[-1] - N_FRAMES for the padded spectrogram.
   virtual int content_frames() const = 0;
+  // Samples of the audio (16 kHz).
+  virtual int64_t num_samples() const = 0;
   // openai pad_or_trim(mel[:, offset:offset + length], 3000) of log_mel_spectrogram(audio, n_mels,
   // padding=480000). Offsets never decrease between calls, so a stream may drop earlier frames.
   virtual LogMel window(int offset, int length) = 0;
@@ -29,14 +32,17 @@ class InMemoryMel : public MelSource {
  public:
   InMemoryMel(std::span<const float> samples, int n_mels)
       : mel_(log_mel_spectrogram(samples, n_mels, kChunkSamples)),
+        num_samples_(static_cast<int64_t>(samples.size())),
         silent_(std::all_of(samples.begin(), samples.end(), [](float x) { return x == 0.0f; })) {}
   int n_mels() const override { return mel_.n_mels; }
   int content_frames() const override { return mel_.n_frames - kChunkFrames; }
+  int64_t num_samples() const override { return num_samples_; }
   LogMel window(int offset, int length) override { return mel_window(mel_, offset, length); }
   bool silent() const override { return silent_; }
 
  private:
   LogMel mel_;
+  int64_t num_samples_;
   bool silent_;
 };
 

@@ -1,17 +1,14 @@
 #include "audio/streaming_mel.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "audio/audio_stream.h"
+#include "audio/sample_source.h"
 #include "auris/error.h"
 
 namespace auris {
@@ -21,70 +18,12 @@ constexpr int kPad = kNFft / 2;              // center=True reflect padding on e
 constexpr size_t kReadBlock = 1 << 14;       // samples decoded per pull (about 1 s)
 constexpr size_t kCompactAfter = 1 << 16;    // consumed samples kept before the buffer is shifted
 
-struct FileCloser {
-  void operator()(FILE* f) const { std::fclose(f); }
-};
-using SpoolFile = std::unique_ptr<FILE, FileCloser>;
-
-// Where the samples of one pass come from: the decoder (optionally copying its s16 output to a
-// spool file), or the spool file of an earlier pass.
-class SampleSource {
- public:
-  virtual ~SampleSource() = default;
-  // Appends up to max_samples samples to out; 0 at the end.
-  virtual size_t read(std::vector<float>& out, size_t max_samples) = 0;
-};
-
-class DecoderSource : public SampleSource {
- public:
-  DecoderSource(const std::string& path, FILE* spool) : stream_(path), spool_(spool) {}
-
-  size_t read(std::vector<float>& out, size_t max_samples) override {
-    s16_.clear();
-    const size_t n = stream_.read_s16(s16_, max_samples);
-    if (spool_ && n > 0 && std::fwrite(s16_.data(), sizeof(int16_t), n, spool_) != n) {
-      throw Error("cannot write the temporary copy of " + stream_.name() + " (" + std::strerror(errno) +
-                  "): free space in the temporary directory ($TMPDIR or /tmp)");
-    }
-    for (int16_t v : s16_) out.push_back(s16_to_float(v));
-    return n;
-  }
-
- private:
-  AudioStream stream_;
-  FILE* spool_;
-  std::vector<int16_t> s16_;
-};
-
-class SpoolSource : public SampleSource {
- public:
-  explicit SpoolSource(FILE* spool) : spool_(spool) {
-    if (std::fseek(spool_, 0, SEEK_SET) != 0) {
-      throw Error(std::string("cannot rewind the temporary copy of standard input: ") + std::strerror(errno));
-    }
-  }
-
-  size_t read(std::vector<float>& out, size_t max_samples) override {
-    s16_.resize(max_samples);
-    const size_t n = std::fread(s16_.data(), sizeof(int16_t), max_samples, spool_);
-    if (n < max_samples && std::ferror(spool_)) {
-      throw Error(std::string("cannot read back the temporary copy of standard input: ") + std::strerror(errno));
-    }
-    for (size_t i = 0; i < n; ++i) out.push_back(s16_to_float(s16_[i]));
-    return n;
-  }
-
- private:
-  FILE* spool_;
-  std::vector<int16_t> s16_;
-};
-
 // The unscaled log-mel frames of log_mel_spectrogram(audio, n_mels, padding = kChunkSamples), one
 // at a time, from a sliding buffer of the padded signal: kPad reflected samples, the audio,
 // kChunkSamples zeros, kPad more (the right reflection lies wholly in the zeros).
 class FrameStream {
  public:
-  FrameStream(SampleSource& source, int n_mels) : source_(source), frame_(n_mels) {}
+  FrameStream(SamplePass& source, int n_mels) : source_(source), frame_(n_mels) {}
 
   // Computes the next frame into out[0..n_mels) (or skips it when out is null) and raises log_max;
   // false when every frame has been given.
@@ -140,7 +79,7 @@ class FrameStream {
     audio_samples_ += static_cast<int64_t>(n);
   }
 
-  SampleSource& source_;
+  SamplePass& source_;
   LogMelFrame frame_;
   std::vector<float> buffer_;  // padded signal from index base_ on
   int64_t base_ = 0;
@@ -153,11 +92,11 @@ class FrameStream {
 }  // namespace
 
 struct StreamingMel::Impl {
-  std::string path;
+  std::unique_ptr<SampleSource> audio;  // released once every frame is kept
   std::string name;
   int n_mels = 0;
-  SpoolFile spool;  // standard input's samples, for the second pass
   size_t keep_bytes = 0;
+  int64_t num_samples = 0;
   int64_t total_frames = 0;
   int content_frames = 0;
   float log_max = -std::numeric_limits<float>::infinity();
@@ -165,7 +104,7 @@ struct StreamingMel::Impl {
   std::vector<float> kept;
 
   // Second pass: frames [produced - kChunkFrames, produced) in a ring, slot = frame % kChunkFrames.
-  std::unique_ptr<SampleSource> source;
+  std::unique_ptr<SamplePass> source;
   std::optional<FrameStream> frames;
   std::vector<float> ring;
   int64_t produced = 0;
@@ -180,15 +119,8 @@ struct StreamingMel::Impl {
 };
 
 void StreamingMel::Impl::first_pass() {
-  if (path == "-") {
-    spool.reset(std::tmpfile());
-    if (!spool) {
-      throw Error(std::string("cannot create a temporary file to hold standard input (") + std::strerror(errno) +
-                  "): check that $TMPDIR or /tmp is writable");
-    }
-  }
-  DecoderSource decoder(path, spool.get());
-  FrameStream stream(decoder, n_mels);
+  const std::unique_ptr<SamplePass> pass = audio->open();
+  FrameStream stream(*pass, n_mels);
   std::vector<float> scratch(static_cast<size_t>(n_mels));
   const size_t keep_frames = keep_bytes / (static_cast<size_t>(n_mels) * sizeof(float));
   bool keeping = keep_frames > 0;
@@ -211,26 +143,18 @@ void StreamingMel::Impl::first_pass() {
                 " samples): split it into shorter pieces");
   }
   total_frames = frames;
-  content_frames = static_cast<int>(stream.audio_samples() / kHopLength);
+  num_samples = stream.audio_samples();
+  content_frames = static_cast<int>(num_samples / kHopLength);
   if (keeping) {
     scale_log_mel(std::span<float>(kept), log_max);
-    spool.reset();  // standard input's frames are all here
-    return;
-  }
-  if (spool && std::fflush(spool.get()) != 0) {
-    throw Error(std::string("cannot write the temporary copy of standard input (") + std::strerror(errno) +
-                "): free space in the temporary directory ($TMPDIR or /tmp)");
+    audio.reset();  // every frame is here (standard input's spool goes too)
   }
 }
 
 // Computes frames up to `end` into the ring, skipping those before `offset` that no window needs.
 void StreamingMel::Impl::produce(int64_t end, int offset) {
   if (!frames) {
-    if (spool) {
-      source = std::make_unique<SpoolSource>(spool.get());
-    } else {
-      source = std::make_unique<DecoderSource>(path, nullptr);
-    }
+    source = audio->open();
     frames.emplace(*source, n_mels);
     ring.assign(static_cast<size_t>(kChunkFrames) * n_mels, 0.0f);
   }
@@ -246,11 +170,15 @@ void StreamingMel::Impl::produce(int64_t end, int offset) {
   }
 }
 
-StreamingMel::StreamingMel(const std::string& path, int n_mels, size_t keep_bytes) : impl_(std::make_unique<Impl>()) {
-  impl_->path = path;
-  impl_->keep_bytes = keep_bytes;
-  impl_->name = path == "-" ? std::string("standard input") : path;
+StreamingMel::StreamingMel(const std::string& path, int n_mels, size_t keep_bytes)
+    : StreamingMel(std::make_unique<AudioFileSource>(path), n_mels, keep_bytes) {}
+
+StreamingMel::StreamingMel(std::unique_ptr<SampleSource> audio, int n_mels, size_t keep_bytes)
+    : impl_(std::make_unique<Impl>()) {
   impl_->n_mels = LogMelFrame(n_mels).n_mels();  // rejects unsupported n_mels before any decoding
+  impl_->name = audio->name();
+  impl_->audio = std::move(audio);
+  impl_->keep_bytes = keep_bytes;
   impl_->first_pass();
 }
 
@@ -262,6 +190,8 @@ bool StreamingMel::silent() const { return impl_->log_max <= -10.0f; }
 int StreamingMel::n_mels() const { return impl_->n_mels; }
 
 int StreamingMel::content_frames() const { return impl_->content_frames; }
+
+int64_t StreamingMel::num_samples() const { return impl_->num_samples; }
 
 LogMel StreamingMel::window(int offset, int length) {
   Impl& s = *impl_;

@@ -86,32 +86,12 @@ TEST(StreamingMel, EqualsInMemoryForLongform) {
 
 // A 16 kHz mono s16 WAV holding exactly n samples of a deterministic loud-and-quiet signal.
 std::string write_wav(const std::string& path, int n) {
-  std::vector<int16_t> pcm(static_cast<size_t>(n));
   uint32_t x = 7;
-  for (int i = 0; i < n; ++i) {
+  return test::write_wav(path, n, [&x](int64_t i) {
     x = x * 1664525u + 1013904223u;
-    const double tone = 9000.0 * std::sin(0.07 * i) * (i % 4000 < 2000 ? 1.0 : 0.01);
-    pcm[i] = static_cast<int16_t>(tone + static_cast<int>(x >> 24) - 128);
-  }
-  auto le = [](std::ofstream& out, uint32_t v, int bytes) {
-    for (int b = 0; b < bytes; ++b) out.put(static_cast<char>((v >> (8 * b)) & 0xff));
-  };
-  std::ofstream out(path, std::ios::binary);
-  const uint32_t data_bytes = static_cast<uint32_t>(n) * 2;
-  out.write("RIFF", 4);
-  le(out, 36 + data_bytes, 4);
-  out.write("WAVEfmt ", 8);
-  le(out, 16, 4);
-  le(out, 1, 2);      // PCM
-  le(out, 1, 2);      // mono
-  le(out, 16000, 4);  // rate
-  le(out, 32000, 4);  // bytes per second
-  le(out, 2, 2);      // block align
-  le(out, 16, 2);     // bits
-  out.write("data", 4);
-  le(out, data_bytes, 4);
-  out.write(reinterpret_cast<const char*>(pcm.data()), static_cast<std::streamsize>(data_bytes));
-  return path;
+    const double tone = 9000.0 * std::sin(0.07 * static_cast<double>(i)) * (i % 4000 < 2000 ? 1.0 : 0.01);
+    return static_cast<int16_t>(tone + static_cast<int>(x >> 24) - 128);
+  });
 }
 
 // Lengths that are and are not multiples of the hop, shorter than the FFT (400) and than the

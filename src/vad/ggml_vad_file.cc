@@ -73,9 +73,7 @@ std::string layer_field(int layer, const char* what) {
   return "encoder layer " + std::to_string(layer) + " " + what;
 }
 
-}  // namespace
-
-GgmlVadFile read_ggml_vad(const std::string& path) {
+GgmlVadFile parse(const std::string& path) {
   const MappedFile mapped(path);
   ByteReader in(mapped.bytes(), "ggml VAD file '" + path + "'");
   read_ggml_magic(in, path);
@@ -130,6 +128,19 @@ GgmlVadFile read_ggml_vad(const std::string& path) {
     if (!out.tensors.count(name))
       throw Error("ggml VAD file '" + path + "' lacks tensor '" + name + "': the file is truncated or incomplete" + kFix);
   return out;
+}
+
+}  // namespace
+
+GgmlVadFile read_ggml_vad(const std::string& path) {
+  try {
+    return parse(path);
+  } catch (const Error& e) {
+    // The ggml format's own checks (a truncated record, a bad magic) say what is wrong, not what to do.
+    const std::string what = e.what();
+    if (what.find("auris download") != std::string::npos) throw;
+    throw Error(what + kFix);
+  }
 }
 
 }  // namespace auris

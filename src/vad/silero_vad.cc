@@ -159,32 +159,76 @@ float SileroVad::process_window(std::span<const float> window, SileroVadState& s
   return step(ws.gates.data(), state);
 }
 
-std::vector<float> SileroVad::speech_probabilities(std::span<const float> audio, int64_t num_windows) const {
-  const int64_t n = static_cast<int64_t>(audio.size());
-  const int64_t covering = (n + kWindow - 1) / kWindow;
-  if (num_windows < 0) num_windows = covering;
+namespace {
+
+// ceil(n / 512) windows cover n samples; fewer cannot.
+void check_window_count(int64_t num_samples, int64_t num_windows) {
+  const int64_t covering = (num_samples + SileroVad::kWindow - 1) / SileroVad::kWindow;
   if (num_windows < covering)
-    throw Error("speech_probabilities: " + std::to_string(num_windows) + " windows cannot cover " + std::to_string(n) +
-                " samples (" + std::to_string(covering) + " needed)");
-  std::vector<float> probabilities(static_cast<size_t>(num_windows));
-  SileroVadState state;
-  Workspace ws;
-  std::vector<float> inputs(static_cast<size_t>(kBlock) * kInput);
-  for (int64_t first = 0; first < num_windows; first += kBlock) {
-    const int count = static_cast<int>(std::min<int64_t>(kBlock, num_windows - first));
-    // Window i sees samples [512 i - 64, 512 i + 512): the context before it, zeros outside the audio.
-    for (int w = 0; w < count; ++w) {
-      const int64_t start = (first + w) * kWindow - kContext;
-      const int64_t from = std::clamp<int64_t>(start, 0, n), to = std::clamp<int64_t>(start + kInput, 0, n);
-      float* dst = inputs.data() + static_cast<size_t>(w) * kInput;
-      std::fill(dst, dst + kInput, 0.0f);
-      if (to > from) std::copy(audio.begin() + from, audio.begin() + to, dst + (from - start));
-    }
-    front_end(inputs.data(), count, ws);
-    for (int w = 0; w < count; ++w)
-      probabilities[static_cast<size_t>(first + w)] = step(ws.gates.data() + static_cast<size_t>(w) * kGates, state);
+    throw Error("speech_probabilities: " + std::to_string(num_windows) + " windows cannot cover " +
+                std::to_string(num_samples) + " samples (" + std::to_string(covering) + " needed)");
+}
+
+}  // namespace
+
+std::vector<float> SileroVad::speech_probabilities(std::span<const float> audio, int64_t num_windows) const {
+  if (num_windows >= 0) check_window_count(static_cast<int64_t>(audio.size()), num_windows);  // before any work
+  SpeechProbabilityStream stream(*this);
+  stream.push(audio);
+  return stream.finish(num_windows);
+}
+
+// Window i sees samples [512 i - 64, 512 i + 512): pending_ starts at the next window's context, so
+// window w of a block starts at pending_[512 w].
+SpeechProbabilityStream::SpeechProbabilityStream(const SileroVad& vad)
+    : vad_(vad),
+      workspace_(std::make_unique<SileroVad::Workspace>()),
+      inputs_(static_cast<size_t>(kBlock) * kInput),
+      pending_(SileroVad::kContext, 0.0f) {}
+
+SpeechProbabilityStream::~SpeechProbabilityStream() = default;
+
+void SpeechProbabilityStream::check_open() const {
+  if (finished_) throw Error("SpeechProbabilityStream: samples pushed or probabilities asked for after finish()");
+}
+
+void SpeechProbabilityStream::push(std::span<const float> samples) {
+  check_open();
+  samples_ += static_cast<int64_t>(samples.size());
+  constexpr size_t kFull = SileroVad::kContext + static_cast<size_t>(kBlock) * SileroVad::kWindow;
+  while (!samples.empty()) {
+    const size_t take = std::min(kFull - pending_.size(), samples.size());
+    pending_.insert(pending_.end(), samples.begin(), samples.begin() + static_cast<long>(take));
+    samples = samples.subspan(take);
+    if (pending_.size() == kFull) run_block(kBlock);
   }
-  return probabilities;
+}
+
+void SpeechProbabilityStream::run_block(int count) {
+  for (int w = 0; w < count; ++w)
+    std::memcpy(inputs_.data() + static_cast<size_t>(w) * kInput, pending_.data() + static_cast<size_t>(w) * SileroVad::kWindow,
+                sizeof(float) * kInput);
+  vad_.front_end(inputs_.data(), count, *workspace_);
+  for (int w = 0; w < count; ++w)
+    probabilities_.push_back(vad_.step(workspace_->gates.data() + static_cast<size_t>(w) * kGates, state_));
+  // The last window's final 64 samples are the next one's context.
+  pending_.erase(pending_.begin(), pending_.begin() + static_cast<long>(count) * SileroVad::kWindow);
+}
+
+std::vector<float> SpeechProbabilityStream::finish(int64_t num_windows) {
+  check_open();
+  if (num_windows < 0) num_windows = (samples_ + SileroVad::kWindow - 1) / SileroVad::kWindow;
+  check_window_count(samples_, num_windows);
+  finished_ = true;
+  // As speech_probabilities() always did: the rest in blocks of kBlock, the last one shorter.
+  while (static_cast<int64_t>(probabilities_.size()) < num_windows) {
+    const int count = static_cast<int>(std::min<int64_t>(kBlock, num_windows - static_cast<int64_t>(probabilities_.size())));
+    const size_t needed = SileroVad::kContext + static_cast<size_t>(count) * SileroVad::kWindow;
+    if (pending_.size() < needed) pending_.resize(needed, 0.0f);  // zeros past the audio
+    run_block(count);
+  }
+  std::vector<float>().swap(pending_);
+  return std::move(probabilities_);
 }
 
 }  // namespace auris

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
 
 #include "auris/error.h"
@@ -110,6 +111,29 @@ TEST_F(SileroVadTest, WindowsPastTheAudioSeeZeros) {
   audio.resize(21 * SileroVad::kWindow, 0.0f);
   EXPECT_NEAR(extra.back(), vad.speech_probabilities(audio).back(), 1e-6f);
   EXPECT_NE(test::error_of([&] { vad.speech_probabilities(audio, 20); }).find("cannot cover"), std::string::npos);
+}
+
+// A file decoded block by block: pushed in pieces of any size (here across the 256-window blocks,
+// of jfk's 344 windows), the stream gives speech_probabilities()'s values bit for bit, with the
+// extra window faster-whisper asks for too.
+TEST_F(SileroVadTest, StreamInPiecesEqualsTheWholePass) {
+  const SileroVad vad(test::vad_model_file(data_));
+  const std::vector<float> audio = load_audio(data_ + "/audio/jfk.flac");
+  const int64_t windows = static_cast<int64_t>(audio.size()) / SileroVad::kWindow + 1;
+  const std::vector<float> whole = vad.speech_probabilities(audio, windows);
+  for (size_t piece : {size_t{1} << 14, size_t{511}, size_t{256} * 512 + 7, audio.size()}) {
+    SpeechProbabilityStream stream(vad);
+    for (size_t at = 0; at < audio.size(); at += piece)
+      stream.push(std::span(audio).subspan(at, std::min(piece, audio.size() - at)));
+    EXPECT_EQ(stream.samples(), static_cast<int64_t>(audio.size()));
+    const std::vector<float> streamed = stream.finish(windows);
+    ASSERT_EQ(streamed.size(), whole.size()) << piece;
+    EXPECT_EQ(std::memcmp(streamed.data(), whole.data(), whole.size() * sizeof(float)), 0) << "pieces of " << piece;
+    EXPECT_NE(test::error_of([&] { stream.finish(); }).find("after finish()"), std::string::npos);
+  }
+  SpeechProbabilityStream short_stream(vad);
+  short_stream.push(std::span(audio).subspan(0, 1000));
+  EXPECT_NE(test::error_of([&] { short_stream.finish(1); }).find("cannot cover"), std::string::npos);
 }
 
 TEST_F(SileroVadTest, EmptyAudioAndWrongWindows) {

@@ -32,7 +32,7 @@ struct Limits {
 
 std::string number(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
+  std::snprintf(buf, sizeof buf, "%.10g", v);
   return buf;
 }
 

@@ -9,8 +9,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
+#include "audio/audio_file.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -243,6 +246,110 @@ TEST_F(Cli, WordTimestampSubtitles) {
   EXPECT_NE(text.find("<u>Americans</u>"), std::string::npos) << text;  // one cue per spoken word
   expect_clean_failure(run_cli("transcribe --model " + model_ + " --max-line-width 20 " + jfk_), "--word-timestamps");
   expect_clean_failure(run_cli("transcribe --model " + model_ + " --clip-timestamps 3,x " + jfk_), "clip_timestamps");
+}
+
+// --vad: the speech alone is transcribed; digital silence gives an empty transcript and exit 0; in
+// a batch a bad file loses only its own transcript.
+TEST_F(Cli, VadTranscribesTheSpeech) {
+  const std::string vad = "--vad --vad-model " + data_ + "/vad/for-tests-silero-v6.2.0-ggml.bin ";
+  const RunResult r = run_cli("transcribe --beam-size 0 -v " + vad + "--model " + model_ + " " + jfk_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(words(r.out),
+            "and so my fellow americans ask not what your country can do for you ask what you can do for your country");
+  EXPECT_NE(r.err.find("voice activity detection kept 11.00 s of speech of 11.00 s"), std::string::npos) << r.err;
+
+  const std::string dir = test::temp_dir();
+  const std::vector<float> silence(3 * 16000, 0.0f);
+  const std::string quiet = test::write_wav(dir + "/quiet.wav", silence), text_mp3 = dir + "/notes.mp3";
+  std::ofstream(text_mp3) << "this is not audio\n";
+  const RunResult empty = run_cli("transcribe " + vad + "--model " + model_ + " " + quiet);
+  EXPECT_EQ(empty.status, 0) << empty.err;
+  EXPECT_EQ(empty.out, "\n");
+  const RunResult batch = run_cli("transcribe --beam-size 0 " + vad + "--model " + model_ + " " + text_mp3 + " " + jfk_);
+  EXPECT_EQ(batch.status, 1);
+  EXPECT_NE(batch.err.find("notes.mp3"), std::string::npos) << batch.err;
+  EXPECT_NE(words(batch.out).find("ask not what your country"), std::string::npos) << batch.out;
+}
+
+// Every bad VAD model or value: one `auris: error:` line naming it (and what to do), before the
+// Whisper model loads.
+TEST_F(Cli, VadBadModelsAndValuesFailCleanly) {
+  const std::string dir = test::temp_dir(), real = data_ + "/vad/for-tests-silero-v6.2.0-ggml.bin";
+  std::ofstream(dir + "/corrupt.bin") << std::string(5000, 'x');
+  {
+    std::ifstream in(real, std::ios::binary);
+    std::string head(300000, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    std::ofstream(dir + "/truncated.bin", std::ios::binary) << head;
+  }
+  auto expect_one_error = [&](const std::string& args, const std::string& message_part) {
+    SCOPED_TRACE(args);
+    const RunResult r = run_cli("transcribe --model " + model_ + " " + args + " " + jfk_);
+    expect_clean_failure(r, message_part);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  };
+  const std::string vad = "--vad --vad-model " + real + " ";
+  expect_one_error("--vad --vad-model " + dir + "/corrupt.bin", "auris download silero-vad");
+  expect_one_error("--vad --vad-model " + dir + "/truncated.bin", "truncated");
+  expect_one_error("--vad --vad-model " + dir + "/truncated.bin", "auris download silero-vad");
+  expect_one_error("--vad --vad-model no-such-vad", "auris download silero-vad");
+  expect_one_error(vad + "--vad-threshold 1.5", "--vad-threshold = 1.5 is out of range: allowed 0 to 1");
+  expect_one_error(vad + "--vad-neg-threshold 0.8", "--vad-neg-threshold = 0.8 is out of range");
+  expect_one_error(vad + "--vad-min-speech-ms -5", "--vad-min-speech-ms = -5 ms is out of range");
+  expect_one_error(vad + "--vad-min-silence-ms -1", "--vad-min-silence-ms");
+  expect_one_error(vad + "--vad-speech-pad-ms -1", "--vad-speech-pad-ms");
+  expect_one_error(vad + "--vad-max-speech-s 0.5", "--vad-max-speech-s = 0.5 s is out of range: allowed more than 0.832 s");
+  expect_one_error("--vad-threshold 0.3", "--vad-threshold needs --vad");
+  expect_one_error(vad + "--clip-timestamps 1,5", "--clip-timestamps");
+  setenv("AURIS_MODEL_DIR", dir.c_str(), 1);  // a cache without the VAD model
+  const RunResult missing = run_cli("transcribe --model " + model_ + " --vad " + jfk_);
+  unsetenv("AURIS_MODEL_DIR");
+  expect_clean_failure(missing, "run `auris download silero-vad`");
+}
+
+// The peak resident size of the command on args, in kB; -1 when it fails. A child forked from this
+// (large) test process would count the pages it shared with it until its exec, so the command is
+// started by a small python3 that reports its child's peak.
+long cli_peak_kb(const std::string& dir, const std::string& args) {
+  std::ofstream(dir + "/peak.py") << "import resource, subprocess, sys\n"
+                                     "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+                                     "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if r.returncode == 0 else -1)\n";
+  const std::string out = dir + "/peak.txt";
+  if (std::system(("python3 " + dir + "/peak.py " + AURIS_CLI_PATH + " " + args + " >" + out).c_str()) != 0) return -1;
+  long kb = -1;
+  std::ifstream(out) >> kb;
+  return kb;
+}
+
+// A 20-minute file of quiet noise with jfk at each end: its samples would take 77 MB as floats, but
+// `transcribe --vad` (Transcriber::transcribe_file) reads it block by block, the VAD's pass and then
+// the speech's samples, so its peak memory is about what jfk alone takes.
+TEST_F(Cli, VadKeepsMemoryBoundedOnLongFiles) {
+  std::ifstream maps("/proc/self/maps");  // the sanitizer build links its runtime here too
+  if (std::string((std::istreambuf_iterator<char>(maps)), {}).find("libasan") != std::string::npos)
+    GTEST_SKIP() << "AddressSanitizer keeps freed memory in quarantine: resident memory is not the peak in use";
+  const std::vector<float> jfk = load_audio(jfk_);
+  const int64_t j = static_cast<int64_t>(jfk.size()), noise = 20 * 60 * 16000, n = noise + 2 * j;
+  uint32_t x = 1;
+  if (std::system("python3 -c 'import resource' >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3 not installed";
+  const std::string dir = test::temp_dir();
+  const std::string path = test::write_wav(dir + "/long.wav", n, [&](int64_t i) -> int16_t {
+    if (i < j) return static_cast<int16_t>(jfk[static_cast<size_t>(i)] * 32768.0f);
+    if (i >= j + noise) return static_cast<int16_t>(jfk[static_cast<size_t>(i - j - noise)] * 32768.0f);
+    x = x * 1664525u + 1013904223u;
+    return static_cast<int16_t>(static_cast<int>(x >> 26) - 32);  // about -60 dB
+  });
+  const std::string vad = "transcribe --beam-size 0 --model " + model_ + " --vad --vad-model " + data_ +
+                          "/vad/for-tests-silero-v6.2.0-ggml.bin ";
+  const long short_kb = cli_peak_kb(dir, vad + jfk_), long_kb = cli_peak_kb(dir, vad + path);
+  fs::remove(path);  // 38 MB
+  ASSERT_GT(short_kb, 0);
+  ASSERT_GT(long_kb, 0);
+  const double decoded_mb = static_cast<double>(n) * sizeof(float) / 1e6;
+  const double growth_mb = static_cast<double>(long_kb - short_kb) / 1e3;
+  std::printf("  peak resident size: jfk %.1f MB, %.0f MB of samples %.1f MB\n", short_kb / 1e3, decoded_mb, long_kb / 1e3);
+  EXPECT_LT(growth_mb, decoded_mb / 4);
 }
 
 TEST(CliWer, ScoresTranscriptsAfterNormalisation) {

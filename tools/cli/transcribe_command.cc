@@ -1,8 +1,11 @@
 // `auris transcribe FILE... --model NAME|PATH [options]`: openai/whisper's CLI options and defaults.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -57,6 +60,10 @@ struct TranscribeArgs {
   std::string compute_type = "float16";
   bool print_timings = false;
   EngineAblations ablations;
+  bool vad = false;
+  VadParameters vad_parameters;  // neg_threshold from vad_neg_threshold
+  double vad_neg_threshold = std::numeric_limits<double>::quiet_NaN();  // NaN: unset
+  std::vector<CLI::Option*> vad_options;  // the --vad-* options, which need --vad
 };
 
 TranscribeOptions to_options(const TranscribeArgs& a) {
@@ -88,7 +95,51 @@ TranscribeOptions to_options(const TranscribeArgs& a) {
   o.append_punctuations = a.append_punctuations;
   o.clip_timestamps = parse_clip_timestamps(a.clip_timestamps);
   if (a.hallucination_silence_threshold > 0) o.hallucination_silence_threshold = a.hallucination_silence_threshold;
+  if (a.vad) {
+    o.vad = a.vad_parameters;
+    if (!std::isnan(a.vad_neg_threshold)) o.vad->neg_threshold = a.vad_neg_threshold;
+  }
   return o;
+}
+
+// validate(), its messages naming the flags the user typed rather than VadParameters' fields.
+void validate_vad_flags(const VadParameters& vad) {
+  try {
+    validate(vad);
+  } catch (const Error& e) {
+    static const std::pair<std::string, std::string> kFlags[] = {
+        {"VAD option threshold ", "--vad-threshold "},
+        {"VAD option neg_threshold ", "--vad-neg-threshold "},
+        {"VAD option min_speech_duration_ms ", "--vad-min-speech-ms "},
+        {"VAD option max_speech_duration_s ", "--vad-max-speech-s "},
+        {"VAD option min_silence_duration_ms ", "--vad-min-silence-ms "},
+        {"VAD option speech_pad_ms ", "--vad-speech-pad-ms "},
+    };
+    const std::string message = e.what();
+    for (const auto& [field, flag] : kFlags)
+      if (message.rfind(field, 0) == 0) throw Error(flag + message.substr(field.size()));
+    throw;
+  }
+}
+
+// faster-whisper's vad_filter and VadOptions, under their own heading of --help.
+void add_vad_options(CLI::App& cmd, TranscribeArgs& a) {
+  const std::string group = "Voice activity detection (faster-whisper's vad_filter)";
+  cmd.add_flag("--vad", a.vad, "Transcribe only the speech Silero VAD finds; timestamps stay the audio's")->group(group);
+  VadParameters& p = a.vad_parameters;
+  a.vad_options = {
+      cmd.add_option("--vad-model", p.model, "VAD model name in the cache (`auris download silero-vad`) or ggml file path")
+          ->capture_default_str(),
+      cmd.add_option("--vad-threshold", p.threshold, "Speech probability (0-1) at which speech starts")->capture_default_str(),
+      cmd.add_option("--vad-neg-threshold", a.vad_neg_threshold,
+                     "Probability below which speech ends (0 to the threshold; default: threshold - 0.15)"),
+      cmd.add_option("--vad-min-speech-ms", p.min_speech_duration_ms, "Drop speech shorter than this")->capture_default_str(),
+      cmd.add_option("--vad-max-speech-s", p.max_speech_duration_s, "Cut speech longer than this at a silence")
+          ->capture_default_str(),
+      cmd.add_option("--vad-min-silence-ms", p.min_silence_duration_ms, "Silence that ends speech")->capture_default_str(),
+      cmd.add_option("--vad-speech-pad-ms", p.speech_pad_ms, "Audio kept on each side of the speech")->capture_default_str(),
+  };
+  for (CLI::Option* option : a.vad_options) option->group(group);
 }
 
 }  // namespace
@@ -163,6 +214,7 @@ Command add_transcribe_command(CLI::App& app) {
                   "1.21-1.27x faster than float16; base with beam 5 loses 1.64 WER points), or bfloat16")
       ->check(CLI::IsMember({"float32", "bfloat16", "int8", "float16"}))
       ->capture_default_str();
+  add_vad_options(*cmd, *a);
   cmd->add_flag("--print-timings", a->print_timings, "Print the engine's per-stage timings as JSON on stderr")
       ->group("Benchmarking");
   cmd->add_flag("--recompute-cross-kv", a->ablations.recompute_cross_kv_each_step,
@@ -187,7 +239,14 @@ Command add_transcribe_command(CLI::App& app) {
     for (const std::string& w : subtitle_option_warnings(subtitles)) std::fprintf(stderr, "auris: warning: %s\n", w.c_str());
     if (a->word_timestamps && a->task == "translate")
       std::fprintf(stderr, "auris: warning: word timestamps of a translation may not line up with the speech\n");
+    for (const CLI::Option* option : a->vad_options)
+      if (option->count() > 0 && !a->vad) throw Error(option->get_name() + " needs --vad");
     TranscribeOptions options = to_options(*a);  // validates --clip-timestamps before any work
+    if (options.vad) {
+      if (options.clip_timestamps.size() > 1 || (options.clip_timestamps.size() == 1 && options.clip_timestamps[0] != 0.0))
+        throw Error("--vad chooses what to transcribe, so it cannot be combined with --clip-timestamps");
+      validate_vad_flags(*options.vad);  // its parameters and its model, before the Whisper model loads
+    }
     const Device device = parse_device(a->device);
     const auto load_start = std::chrono::steady_clock::now();
     const auto model = Model::load(a->model, parse_compute_type(a->compute_type), device);
@@ -207,6 +266,9 @@ Command add_transcribe_command(CLI::App& app) {
         }
         const Transcript t = transcriber.transcribe_file(file, per_file);
         progress.reset();
+        if (a->verbose && options.vad)
+          std::fprintf(stderr, "auris: %s: voice activity detection kept %.2f s of speech of %.2f s\n",
+                       file == "-" ? "stdin" : file.c_str(), t.duration_after_vad, t.duration);
         std::printf("%s\n", trim(t.text).c_str());
         std::fflush(stdout);
         if (!format.empty()) {
