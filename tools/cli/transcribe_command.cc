@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <utility>
@@ -11,6 +12,7 @@
 
 #include "audio/audio_file.h"
 #include "audio/mel.h"
+#include "auris/batch.h"
 #include "auris/error.h"
 #include "auris/output.h"
 #include "auris/transcribe.h"
@@ -64,7 +66,62 @@ struct TranscribeArgs {
   VadParameters vad_parameters;  // neg_threshold from vad_neg_threshold
   double vad_neg_threshold = std::numeric_limits<double>::quiet_NaN();  // NaN: unset
   std::vector<CLI::Option*> vad_options;  // the --vad-* options, which need --vad
+  int batch_size = 0;  // 0: openai's sequential transcribe()
+  bool pack = false;
 };
+
+bool given(const TranscribeArgs& a, const std::string& flag) {
+  for (const CLI::Option* option : a.vad_options)
+    if (option->get_name() == flag) return option->count() > 0;
+  return false;
+}
+
+// --batch-size: faster-whisper's batched pipeline (include/auris/batch.h). Each file's text goes to
+// stdout in the order of the files, as soon as those before it are out; its output files as soon as
+// it is done.
+int transcribe_batched(const TranscribeArgs& a, const std::shared_ptr<const Model>& model, TranscribeOptions options,
+                       const std::function<void(const std::string&, const Transcript&)>& write_files,
+                       const std::function<void(const std::string&, const EngineCounters&)>& print_timings) {
+  if (a.ablations.recompute_cross_kv_each_step || a.ablations.attend_full_self_cache)
+    throw Error("--recompute-cross-kv and --attend-full-cache are ablations of the sequential engine: drop --batch-size");
+  if (options.vad) {  // faster-whisper's batched VAD defaults, where the flags do not say otherwise
+    const VadParameters batched = batched_vad_parameters();
+    if (!given(a, "--vad-min-silence-ms")) options.vad->min_silence_duration_ms = batched.min_silence_duration_ms;
+    if (!given(a, "--vad-max-speech-s")) options.vad->max_speech_duration_s = batched.max_speech_duration_s;
+  }
+  BatchTranscriber batch(model, a.batch_size);
+  batch.set_packing(a.pack);
+  // Each file's line once it is known; a failed file has none (as in the sequential mode).
+  std::vector<std::optional<std::optional<std::string>>> lines(a.files.size());
+  size_t printed = 0;
+  int failures = 0;
+  auto print_ready = [&] {
+    for (; printed < lines.size() && lines[printed]; ++printed)
+      if (*lines[printed]) std::printf("%s\n", lines[printed]->value().c_str());
+    std::fflush(stdout);
+  };
+  batch.transcribe_files(
+      a.files, options,
+      [&](size_t i, Transcript t) {
+        try {
+          write_files(a.files[i], t);
+          lines[i].emplace(trim(t.text));
+        } catch (const Error& e) {
+          ++failures;
+          std::fprintf(stderr, "auris: error: %s\n", e.what());
+          lines[i].emplace(std::nullopt);
+        }
+        print_ready();
+      },
+      [&](size_t i, const std::string& error) {
+        ++failures;  // one bad file must not lose the others' transcripts
+        std::fprintf(stderr, "auris: error: %s\n", error.c_str());
+        lines[i].emplace(std::nullopt);
+        print_ready();
+      });
+  print_timings(a.files.empty() ? "" : a.files[0], batch.counters());
+  return failures == 0 ? 0 : 1;
+}
 
 TranscribeOptions to_options(const TranscribeArgs& a) {
   TranscribeOptions o;
@@ -215,6 +272,16 @@ Command add_transcribe_command(CLI::App& app) {
       ->check(CLI::IsMember({"float32", "bfloat16", "int8", "float16"}))
       ->capture_default_str();
   add_vad_options(*cmd, *a);
+  cmd->add_option("--batch-size", a->batch_size,
+                  "Decode this many 30-s chunks at once (faster-whisper's batched pipeline: chunks of the speech with "
+                  "--vad, else plain 30-s windows; no previous-text prompt). 0: openai's sequential transcription")
+      ->check(CLI::Range(0, 256))
+      ->capture_default_str()
+      ->group("Batched transcription");
+  cmd->add_flag("--pack", a->pack,
+                "With --batch-size: chunks shorter than 20 s share a window (short files: one encoder pass for many), "
+                "told apart by word timestamps")
+      ->group("Batched transcription");
   cmd->add_flag("--print-timings", a->print_timings, "Print the engine's per-stage timings as JSON on stderr")
       ->group("Benchmarking");
   cmd->add_flag("--recompute-cross-kv", a->ablations.recompute_cross_kv_each_step,
@@ -241,6 +308,7 @@ Command add_transcribe_command(CLI::App& app) {
       std::fprintf(stderr, "auris: warning: word timestamps of a translation may not line up with the speech\n");
     for (const CLI::Option* option : a->vad_options)
       if (option->count() > 0 && !a->vad) throw Error(option->get_name() + " needs --vad");
+    if (a->pack && a->batch_size == 0) throw Error("--pack needs --batch-size");
     TranscribeOptions options = to_options(*a);  // validates --clip-timestamps before any work
     if (options.vad) {
       if (options.clip_timestamps.size() > 1 || (options.clip_timestamps.size() == 1 && options.clip_timestamps[0] != 0.0))
@@ -251,6 +319,21 @@ Command add_transcribe_command(CLI::App& app) {
     const auto load_start = std::chrono::steady_clock::now();
     const auto model = Model::load(a->model, parse_compute_type(a->compute_type), device);
     const std::chrono::duration<double> load_time = std::chrono::steady_clock::now() - load_start;
+    // A file's output files (and what VAD kept, with --verbose).
+    auto write_files = [&](const std::string& file, const Transcript& t) {
+      if (a->verbose && options.vad)
+        std::fprintf(stderr, "auris: %s: voice activity detection kept %.2f s of speech of %.2f s\n",
+                     file == "-" ? "stdin" : file.c_str(), t.duration_after_vad, t.duration);
+      if (format.empty()) return;
+      const std::string name = file == "-" ? "stdin" : file;
+      for (const std::string& path : write_transcript(t, name, output_dir, format, subtitles))
+        std::fprintf(stderr, "auris: wrote %s\n", path.c_str());
+    };
+    auto print_timings = [&](const std::string&, const EngineCounters& counters) {
+      if (a->print_timings)
+        std::fprintf(stderr, "auris: timings %s\n", engine_timings_json(counters, model->info(), load_time.count()).c_str());
+    };
+    if (a->batch_size > 0) return transcribe_batched(*a, model, options, write_files, print_timings);
     Transcriber transcriber(model);
     transcriber.set_ablations(a->ablations);
     if (a->verbose)
@@ -266,22 +349,15 @@ Command add_transcribe_command(CLI::App& app) {
         }
         const Transcript t = transcriber.transcribe_file(file, per_file);
         progress.reset();
-        if (a->verbose && options.vad)
-          std::fprintf(stderr, "auris: %s: voice activity detection kept %.2f s of speech of %.2f s\n",
-                       file == "-" ? "stdin" : file.c_str(), t.duration_after_vad, t.duration);
         std::printf("%s\n", trim(t.text).c_str());
         std::fflush(stdout);
-        if (!format.empty()) {
-          const std::string name = file == "-" ? "stdin" : file;
-          for (const std::string& path : write_transcript(t, name, output_dir, format, subtitles))
-            std::fprintf(stderr, "auris: wrote %s\n", path.c_str());
-        }
+        write_files(file, t);
       } catch (const Error& e) {
         ++failures;  // one bad file must not lose the others' transcripts
         std::fprintf(stderr, "auris: error: %s\n", e.what());
       }
     }
-    if (a->print_timings) std::fprintf(stderr, "auris: timings %s\n", engine_timings_json(transcriber.counters(), model->info(), load_time.count()).c_str());
+    print_timings("", transcriber.counters());
     return failures == 0 ? 0 : 1;
   }};
 }

@@ -1,0 +1,51 @@
+// Packing: chunks much shorter than a 30-s window (short files, short speech chunks) share one
+// window. They are laid one after another with a gap of silence between them, transcribed once
+// with word timestamps, and each word goes back to the chunk its middle lies in. Ten 2.5-s clips
+// then cost one encoder pass instead of ten. Only chunks of one language share a window.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "auris/transcribe.h"
+#include "batch/chunk_transcription.h"
+#include "tokenizer/tokenizer.h"
+
+namespace auris {
+
+// Silence between two packed chunks: long enough that Whisper closes a segment in it.
+inline constexpr double kPackGapSeconds = 1.0;
+// Chunks at least this long get a window of their own.
+inline constexpr double kPackBelowSeconds = 20.0;
+
+struct PackedItem {
+  size_t source = 0;      // the caller's index of the chunk
+  double start_s = 0.0;   // where it lies in the packed audio
+  double end_s = 0.0;
+};
+
+struct PackedChunk {
+  AudioChunk audio;  // offset 0
+  std::vector<PackedItem> items;
+};
+
+struct PackCandidate {
+  size_t source = 0;
+  const std::vector<float>* samples = nullptr;
+  std::string language;
+};
+
+// Chunks shorter than kPackBelowSeconds, greedily in order, each window filled up to 30 s with
+// chunks of its first chunk's language; longer chunks are not packed (not in the result). Returns
+// only windows of two or more chunks; `packed[i]` says whether candidate i went into one.
+std::vector<PackedChunk> pack_chunks(const std::vector<PackCandidate>& candidates, std::vector<bool>& packed);
+
+// A packed window's segments (with words, times on the packed audio) split back into one list per
+// item, times relative to the item's start. A segment whose words all lie in one item stays whole
+// (its tokens as decoded); one that spans items is cut between words and each part's tokens are its
+// text encoded again.
+std::vector<std::vector<Segment>> split_packed(const std::vector<Segment>& segments, const std::vector<PackedItem>& items,
+                                               const Tokenizer& tokenizer, bool keep_words);
+
+}  // namespace auris

@@ -1,0 +1,43 @@
+#include "batch/chunk_transcription.h"
+
+#include <algorithm>
+
+#include "audio/mel_source.h"
+#include "transcribe/seek_loop.h"
+
+namespace auris {
+
+TranscribeOptions chunk_options(const TranscribeOptions& options, const std::string& language) {
+  TranscribeOptions o = options;
+  o.decoding.language = language;
+  o.vad.reset();
+  o.clip_timestamps.clear();
+  o.on_segment = nullptr;
+  o.on_progress = nullptr;
+  return o;
+}
+
+std::vector<Segment> transcribe_chunk(WindowEngine& engine, const Tokenizer& tokenizer, const ModelDims& dims,
+                                      const TranscribeOptions& options, const AudioChunk& chunk) {
+  InMemoryMel mel(chunk.samples, dims.n_mels);
+  WindowHolder windows(engine);
+  Transcript t = transcribe_mel(windows, tokenizer, dims, mel, options);
+  // A timestamp past the chunk's audio (the model may place a last one beyond it) ends at its end.
+  const double length = static_cast<double>(chunk.samples.size()) / kSampleRate;
+  auto place = [&](double t) { return std::min(t, length) + chunk.offset_s; };
+  std::vector<Segment> kept;
+  for (Segment& s : t.segments) {
+    if (s.tokens.empty()) continue;  // emptied by the seek loop: instantaneous or textless
+    s.seek += static_cast<int>(chunk.offset_s * 100.0 + 0.5);
+    s.start = place(s.start);
+    s.end = place(s.end);
+    for (Word& w : s.words) {
+      w.start = place(w.start);
+      w.end = place(w.end);
+    }
+    kept.push_back(std::move(s));
+  }
+  return kept;
+}
+
+}  // namespace auris

@@ -1,0 +1,29 @@
+// One chunk of a recording (at most 30 s, a batch item of faster-whisper's batched pipeline)
+// transcribed on its own: openai's seek loop over the chunk alone, so a chunk whose last segment
+// the first window leaves unfinished gets a second window for it, as the sequential loop would. No
+// text from earlier chunks prompts it.
+#pragma once
+
+#include <vector>
+
+#include "auris/transcribe.h"
+#include "model/model_dims.h"
+#include "tokenizer/tokenizer.h"
+#include "whisper/window_engine.h"
+
+namespace auris {
+
+struct AudioChunk {
+  std::vector<float> samples;  // 16 kHz mono, at most 30 s
+  double offset_s = 0.0;       // its start on the transcribed timeline (the speech alone, with VAD)
+};
+
+// The options every chunk of a recording is transcribed with: the recording's language, and nothing
+// that spans chunks (VAD, clips, callbacks).
+TranscribeOptions chunk_options(const TranscribeOptions& options, const std::string& language);
+
+// The chunk's segments, with their times (and their words') on the transcribed timeline.
+std::vector<Segment> transcribe_chunk(WindowEngine& engine, const Tokenizer& tokenizer, const ModelDims& dims,
+                                      const TranscribeOptions& options, const AudioChunk& chunk);
+
+}  // namespace auris
