@@ -5,6 +5,11 @@
 # openai/whisper comes from scripts/setup_reference.sh. Prints the environment's python path.
 set -euo pipefail
 venv="${AURIS_BENCH_VENV:-$HOME/.cache/auris/benchenv}"
+# bench/batch.py draws its scaling curve with Debian's matplotlib.
+if ! /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-matplotlib >&2
+fi
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import faster_whisper, pywhispercpp.model" 2>/dev/null; then
   /usr/bin/python3 -m venv "$venv" >&2
   "$venv/bin/pip" install -q faster-whisper==1.2.1 ctranslate2==4.8.5 psutil >&2

@@ -176,6 +176,32 @@ TEST_F(Cli, BadAudioFilesFailCleanlyWithoutLosingTheOthers) {
   EXPECT_NE(words(batch.out).find("ask not what your country"), std::string::npos) << batch.out;
 }
 
+// --batch-size: the files' texts in the order of the files, each file's outputs written; a bad file
+// fails alone; bad sizes and --pack without a batch are refused before any work.
+TEST_F(Cli, BatchedFilesKeepTheirOrderAndABadOneFailsAlone) {
+  const std::string dir = test::temp_dir();
+  const std::string clip = data_ + "/audio/hifitts-6097/audio/swag_06_tompkins_0883.wav";
+  const std::string bad = dir + "/notes.mp3";
+  std::ofstream(bad) << "this is not audio\n";
+  const RunResult r = run_cli("transcribe --model " + model_ + " --beam-size 0 --batch-size 2 --pack -f srt -o " + dir +
+                              " " + jfk_ + " " + bad + " " + clip);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("notes.mp3"), std::string::npos) << r.err;
+  const std::string out = words(r.out);
+  const size_t jfk_at = out.find("ask not what your country"), clip_at = out.find("no mistake");
+  ASSERT_NE(jfk_at, std::string::npos) << r.out;
+  ASSERT_NE(clip_at, std::string::npos) << r.out;
+  EXPECT_LT(jfk_at, clip_at) << "stdout follows the order of the files";
+  EXPECT_TRUE(fs::exists(dir + "/jfk.srt"));
+  EXPECT_TRUE(fs::exists(dir + "/swag_06_tompkins_0883.srt"));
+
+  for (const char* size : {"-1", "257", "banana"})
+    EXPECT_NE(run_cli("transcribe --model " + model_ + " --batch-size " + size + " " + jfk_).status, 0) << size;
+  expect_clean_failure(run_cli("transcribe --model " + model_ + " --pack " + jfk_), "--pack needs --batch-size");
+  expect_clean_failure(run_cli("transcribe --model " + model_ + " --batch-size 2 --recompute-cross-kv " + jfk_),
+                       "ablations of the sequential engine");
+}
+
 TEST_F(Cli, CorruptModelFailsCleanly) {
   const std::string dir = test::temp_dir() + "/broken";
   fs::create_directories(dir);
