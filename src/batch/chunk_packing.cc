@@ -1,6 +1,7 @@
 #include "batch/chunk_packing.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "audio/mel.h"
 #include "decoding/strip_whitespace.h"
@@ -9,36 +10,30 @@ namespace auris {
 
 std::vector<PackedChunk> pack_chunks(const std::vector<PackCandidate>& candidates, std::vector<bool>& packed) {
   const double window = kChunkSamples / static_cast<double>(kSampleRate);
-  const int64_t gap = static_cast<int64_t>(kPackGapSeconds * kSampleRate);
+  const size_t gap = static_cast<size_t>(kPackGapSeconds * kSampleRate);
+  auto seconds = [&](size_t i) { return static_cast<double>(candidates[i].samples->size()) / kSampleRate; };
+  auto short_enough = [&](size_t i) { return seconds(i) < kPackBelowSeconds; };
   packed.assign(candidates.size(), false);
   std::vector<PackedChunk> windows;
-  auto seconds = [](const std::vector<float>& s) { return static_cast<double>(s.size()) / kSampleRate; };
-  std::vector<bool> taken(candidates.size(), false);
   for (size_t first = 0; first < candidates.size(); ++first) {
-    if (taken[first] || seconds(*candidates[first].samples) >= kPackBelowSeconds) continue;
+    if (packed[first] || !short_enough(first)) continue;
+    std::vector<size_t> members = {first};
+    double length = seconds(first);
+    for (size_t i = first + 1; i < candidates.size(); ++i) {
+      if (packed[i] || !short_enough(i) || candidates[i].language != candidates[first].language) continue;
+      if (length + kPackGapSeconds + seconds(i) > window) continue;
+      members.push_back(i);
+      length += kPackGapSeconds + seconds(i);
+    }
+    if (members.size() < 2) continue;  // alone: it keeps a window of its own
     PackedChunk w;
-    double length = 0.0;
-    for (size_t i = first; i < candidates.size(); ++i) {
-      const PackCandidate& c = candidates[i];
-      const double d = seconds(*c.samples);
-      if (taken[i] || d >= kPackBelowSeconds || c.language != candidates[first].language) continue;
-      const double start = w.items.empty() ? 0.0 : length + kPackGapSeconds;
-      if (start + d > window) continue;
-      if (!w.items.empty()) w.audio.samples.insert(w.audio.samples.end(), gap, 0.0f);
-      w.audio.samples.insert(w.audio.samples.end(), c.samples->begin(), c.samples->end());
-      w.items.push_back({c.source, start, start + d});
-      length = start + d;
-      taken[i] = true;
+    for (size_t i : members) {
+      const double start = w.audio.samples.empty() ? 0.0 : static_cast<double>(w.audio.samples.size() + gap) / kSampleRate;
+      if (!w.audio.samples.empty()) w.audio.samples.insert(w.audio.samples.end(), gap, 0.0f);
+      w.audio.samples.insert(w.audio.samples.end(), candidates[i].samples->begin(), candidates[i].samples->end());
+      w.items.push_back({candidates[i].source, start, start + seconds(i)});
+      packed[i] = true;
     }
-    if (w.items.size() < 2) {  // alone: it keeps its own window
-      for (const PackedItem& item : w.items)
-        for (size_t i = 0; i < candidates.size(); ++i)
-          if (candidates[i].source == item.source) taken[i] = false, packed[i] = false;
-      continue;
-    }
-    for (size_t i = 0; i < candidates.size(); ++i)
-      for (const PackedItem& item : w.items)
-        if (candidates[i].source == item.source) packed[i] = true;
     windows.push_back(std::move(w));
   }
   return windows;
