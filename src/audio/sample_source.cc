@@ -1,5 +1,6 @@
 #include "audio/sample_source.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -93,5 +94,26 @@ std::unique_ptr<SamplePass> AudioFileSource::open() {
     throw Error("standard input can be read again only after a first pass read it to the end");
   return std::make_unique<SpoolPass>(spool_->file.get());
 }
+
+namespace {
+
+class MemoryPass : public SamplePass {
+ public:
+  explicit MemoryPass(std::span<const float> samples) : samples_(samples) {}
+  size_t read(std::vector<float>& out, size_t max_samples) override {
+    const size_t n = std::min(max_samples, samples_.size() - at_);
+    out.insert(out.end(), samples_.begin() + static_cast<long>(at_), samples_.begin() + static_cast<long>(at_ + n));
+    at_ += n;
+    return n;
+  }
+
+ private:
+  std::span<const float> samples_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<SamplePass> MemorySampleSource::open() { return std::make_unique<MemoryPass>(samples_); }
 
 }  // namespace auris

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,19 @@ class AudioFileSource : public SampleSource {
   std::string path_, name_;
   std::unique_ptr<Spool> spool_;  // standard input's samples, once the first pass began
   int passes_ = 0;
+};
+
+// Samples already in memory (which must outlive the source and its passes).
+class MemorySampleSource : public SampleSource {
+ public:
+  explicit MemorySampleSource(std::span<const float> samples, std::string name = "the audio buffer")
+      : samples_(samples), name_(std::move(name)) {}
+  std::unique_ptr<SamplePass> open() override;
+  const std::string& name() const override { return name_; }
+
+ private:
+  std::span<const float> samples_;
+  std::string name_;
 };
 
 }  // namespace auris

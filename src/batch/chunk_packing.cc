@@ -1,6 +1,7 @@
 #include "batch/chunk_packing.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "audio/mel.h"
@@ -9,34 +10,44 @@
 namespace auris {
 
 std::vector<PackedChunk> pack_chunks(const std::vector<PackCandidate>& candidates, std::vector<bool>& packed) {
-  const double window = kChunkSamples / static_cast<double>(kSampleRate);
-  const size_t gap = static_cast<size_t>(kPackGapSeconds * kSampleRate);
-  auto seconds = [&](size_t i) { return static_cast<double>(candidates[i].samples->size()) / kSampleRate; };
-  auto short_enough = [&](size_t i) { return seconds(i) < kPackBelowSeconds; };
+  const int64_t gap = static_cast<int64_t>(kPackGapSeconds * kSampleRate);
+  const int64_t below = static_cast<int64_t>(kPackBelowSeconds * kSampleRate);
+  auto short_enough = [&](size_t i) { return candidates[i].num_samples < below; };
   packed.assign(candidates.size(), false);
   std::vector<PackedChunk> windows;
   for (size_t first = 0; first < candidates.size(); ++first) {
     if (packed[first] || !short_enough(first)) continue;
     std::vector<size_t> members = {first};
-    double length = seconds(first);
+    int64_t length = candidates[first].num_samples;
     for (size_t i = first + 1; i < candidates.size(); ++i) {
       if (packed[i] || !short_enough(i) || candidates[i].language != candidates[first].language) continue;
-      if (length + kPackGapSeconds + seconds(i) > window) continue;
+      if (length + gap + candidates[i].num_samples > kChunkSamples) continue;
       members.push_back(i);
-      length += kPackGapSeconds + seconds(i);
+      length += gap + candidates[i].num_samples;
     }
     if (members.size() < 2) continue;  // alone: it keeps a window of its own
     PackedChunk w;
+    int64_t at = 0;
     for (size_t i : members) {
-      const double start = w.audio.samples.empty() ? 0.0 : static_cast<double>(w.audio.samples.size() + gap) / kSampleRate;
-      if (!w.audio.samples.empty()) w.audio.samples.insert(w.audio.samples.end(), gap, 0.0f);
-      w.audio.samples.insert(w.audio.samples.end(), candidates[i].samples->begin(), candidates[i].samples->end());
-      w.items.push_back({candidates[i].source, start, start + seconds(i)});
+      if (at > 0) at += gap;
+      const int64_t end = at + candidates[i].num_samples;
+      w.items.push_back({candidates[i].source, static_cast<double>(at) / kSampleRate, static_cast<double>(end) / kSampleRate});
+      at = end;
       packed[i] = true;
     }
     windows.push_back(std::move(w));
   }
   return windows;
+}
+
+std::vector<float> lay_out(const PackedChunk& pack, const std::function<std::vector<float>(size_t source)>& samples_of) {
+  std::vector<float> audio;
+  for (const PackedItem& item : pack.items) {
+    audio.resize(static_cast<size_t>(std::llround(item.start_s * kSampleRate)), 0.0f);  // the gap before it
+    const std::vector<float> samples = samples_of(item.source);
+    audio.insert(audio.end(), samples.begin(), samples.end());
+  }
+  return audio;
 }
 
 namespace {

@@ -5,11 +5,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "auris/transcribe.h"
-#include "batch/chunk_transcription.h"
 #include "tokenizer/tokenizer.h"
 
 namespace auris {
@@ -26,13 +27,12 @@ struct PackedItem {
 };
 
 struct PackedChunk {
-  AudioChunk audio;  // offset 0
-  std::vector<PackedItem> items;
+  std::vector<PackedItem> items;  // in the order they are laid out
 };
 
 struct PackCandidate {
   size_t source = 0;
-  const std::vector<float>* samples = nullptr;
+  int64_t num_samples = 0;
   std::string language;
 };
 
@@ -40,6 +40,9 @@ struct PackCandidate {
 // chunks of its first chunk's language; longer chunks are not packed (not in the result). Returns
 // only windows of two or more chunks; `packed[i]` says whether candidate i went into one.
 std::vector<PackedChunk> pack_chunks(const std::vector<PackCandidate>& candidates, std::vector<bool>& packed);
+
+// The packed window's audio: each item's samples (samples_of(source)) with the gaps between them.
+std::vector<float> lay_out(const PackedChunk& pack, const std::function<std::vector<float>(size_t source)>& samples_of);
 
 // A packed window's segments (with words, times on the packed audio) split back into one list per
 // item, times relative to the item's start. A segment whose words all lie in one item stays whole

@@ -10,28 +10,31 @@
 namespace auris {
 namespace {
 
-std::vector<float> seconds(double s) { return std::vector<float>(static_cast<size_t>(s * 16000), 0.5f); }
-
 TEST(PackChunks, FillsWindowsInOrderWithGapsAndOneLanguageEach) {
-  const std::vector<std::vector<float>> audio = {seconds(5), seconds(25), seconds(8), seconds(6), seconds(10), seconds(4)};
-  std::vector<PackCandidate> c;
+  const double lengths[] = {5, 25, 8, 6, 10, 4};
   const char* languages[] = {"en", "en", "en", "de", "en", "en"};
-  for (size_t i = 0; i < audio.size(); ++i) c.push_back({i, &audio[i], languages[i]});
+  std::vector<PackCandidate> c;
+  for (size_t i = 0; i < 6; ++i) c.push_back({i + 100, static_cast<int64_t>(lengths[i] * 16000), languages[i]});
   std::vector<bool> packed;
   const std::vector<PackedChunk> windows = pack_chunks(c, packed);
   // 25 s is too long to pack; 5 + 1 + 8 + 1 + 10 + 1 + 4 = 30 s of English; the German one is alone.
   ASSERT_EQ(windows.size(), 1u);
   const std::vector<PackedItem>& items = windows[0].items;
   ASSERT_EQ(items.size(), 4u);
-  EXPECT_EQ(items[0].source, 0u);
-  EXPECT_EQ(items[1].source, 2u);
+  EXPECT_EQ(items[0].source, 100u);
+  EXPECT_EQ(items[1].source, 102u);
   EXPECT_DOUBLE_EQ(items[1].start_s, 6.0);
   EXPECT_DOUBLE_EQ(items[1].end_s, 14.0);
-  EXPECT_EQ(items[3].source, 5u);
+  EXPECT_EQ(items[3].source, 105u);
   EXPECT_DOUBLE_EQ(items[3].end_s, 30.0);
-  EXPECT_EQ(windows[0].audio.samples.size(), static_cast<size_t>(30 * 16000));
-  EXPECT_EQ(windows[0].audio.samples[static_cast<size_t>(5.5 * 16000)], 0.0f) << "silence between chunks";
   EXPECT_EQ(packed, (std::vector<bool>{true, false, true, false, true, true}));
+
+  const std::vector<float> audio = lay_out(windows[0], [&](size_t source) {
+    return std::vector<float>(static_cast<size_t>(lengths[source - 100] * 16000), 0.5f);
+  });
+  EXPECT_EQ(audio.size(), static_cast<size_t>(30 * 16000));
+  EXPECT_EQ(audio[static_cast<size_t>(5.5 * 16000)], 0.0f) << "silence between chunks";
+  EXPECT_EQ(audio[static_cast<size_t>(6.5 * 16000)], 0.5f);
 }
 
 Segment segment(double start, double end, std::vector<Word> words) {
