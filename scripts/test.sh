@@ -41,6 +41,9 @@ summary() {
       echo "$(basename "$log" .log): $(grep -E 'tests passed|tests failed' "$log" | tail -n 1)"
     done
   fi
+  if [ ${#launcher[@]} -gt 0 ]; then
+    echo "== Compiler cache: $(ccache --print-stats 2>/dev/null | awk -F'\t' '$1=="direct_cache_hit"||$1=="preprocessed_cache_hit"{h+=$2} $1=="cache_miss"{m=$2} END{printf "%d hits, %d misses", h, m}')"
+  fi
   rm -rf "$logs"
   exit "$status"
 }
@@ -53,11 +56,27 @@ run_ctest() {
   (cd "$tree" && ctest --output-on-failure -j"$jobs" --timeout 900 "$@") | tee "$logs/$name.log"
 }
 
+# The compiler cache: a rerun (a later CI run on the same machine, a developer's second run) compiles
+# only what changed. Paths under the clone are hashed relative to it, so another clone hits too; the
+# precompiled test header needs the sloppiness settings. -march=native is hashed as written, not as
+# the CPU it means, so each CPU's feature set gets a cache of its own.
+launcher=()
+use_ccache() {
+  command -v ccache >/dev/null 2>&1 || return 0
+  local isa
+  isa=$(grep -m1 '^flags' /proc/cpuinfo | sha256sum | cut -c1-12)
+  export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}/$isa"
+  export CCACHE_BASEDIR="$PWD" CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+  export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+  ccache --zero-stats >/dev/null
+}
+
 # build TREE "TARGETS" CMAKE_ARGS...: configures and builds a tree ("" builds every target).
 build() {
   local tree=$1 targets=$2
   shift 2
-  cmake -S . -B "$tree" "$@" >/dev/null
+  cmake -S . -B "$tree" "${launcher[@]}" "$@" >/dev/null
   # shellcheck disable=SC2086
   cmake --build "$tree" -j"$jobs" ${targets:+--target $targets}
 }
@@ -65,6 +84,7 @@ build() {
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 TSAN_OPTIONS=halt_on_error=1
 
 phase "dependencies" scripts/install_deps.sh
+use_ccache
 phase "models" scripts/fetch_models.sh tiny.en base
 phase "build: Release" build build "" -DCMAKE_BUILD_TYPE=Release
 phase "tests: Release" run_ctest build release
