@@ -57,8 +57,9 @@ run_ctest() {
 }
 
 # The compiler cache: a rerun (a later CI run on the same machine, a developer's second run) compiles
-# only what changed. Paths under the clone are hashed relative to it, so another clone hits too; the
-# precompiled test header needs the sloppiness settings. -march=native is hashed as written, not as
+# only what changed. Paths under the clone are hashed relative to it, and the sanitized trees' debug
+# info does not hash the working directory, so another clone hits too; the precompiled test header
+# needs the sloppiness settings. -march=native is hashed as written, not as
 # the CPU it means, so each CPU's feature set gets a cache of its own.
 launcher=()
 use_ccache() {
@@ -66,7 +67,7 @@ use_ccache() {
   local isa
   isa=$(grep -m1 '^flags' /proc/cpuinfo | sha256sum | cut -c1-12)
   export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}/$isa"
-  export CCACHE_BASEDIR="$PWD" CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
   export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
   ccache --zero-stats >/dev/null
