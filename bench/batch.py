@@ -20,9 +20,10 @@ Hi-Fi TTS utterances.
                over the read bandwidth auris_floors measures), and a PNG of the curve
   --memory     also peak RSS of auris on a 2-hour file (the long-form file 31 times) at batch 1 and 16
 
-Usage: bench/batch.py [--models tiny.en base] [--repeats 3] [--scaling] [--memory]
-       bench/batch.py --render bench/results/batch.json
-(scripts/setup_bench.sh installs faster-whisper; the VAD model is ../shared/data's ggml file.)
+Usage: /usr/bin/python3 bench/batch.py [--models tiny.en base] [--repeats 3] [--scaling] [--memory]
+       /usr/bin/python3 bench/batch.py --render bench/results/batch.json   (tables, and the plot again)
+(scripts/setup_bench.sh installs faster-whisper and Debian's matplotlib, which the plot needs: run it
+with Debian's python3; the VAD model is ../shared/data's ggml file.)
 """
 import argparse
 import json
@@ -256,16 +257,21 @@ def main():
     p.add_argument("--render", metavar="JSON")
     args = p.parse_args()
     if args.render:
-        return render(json.load(open(args.render)))
+        results = json.load(open(args.render))
+        render(results)
+        if "scaling" in results:
+            plot(results, args.plot)
+        return
     bench = Bench(args)
     results = measure(bench, args)
     if args.scaling:
         scaling(bench, args, results)
-        plot(results, args.plot)
     if args.memory:
         memory(bench, args, results)
-    json.dump(results, open(args.output, "w"), indent=1)
+    json.dump(results, open(args.output, "w"), indent=1)  # before the plot, which needs matplotlib
     render(results)
+    if args.scaling:
+        plot(results, args.plot)
 
 
 if __name__ == "__main__":
