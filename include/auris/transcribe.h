@@ -118,6 +118,9 @@ struct Segment {
 struct Transcript {
   std::string text;
   std::string language;
+  // The detected language's probability; 1 where the language was given or the model is
+  // English-only (faster-whisper's TranscriptionInfo.language_probability).
+  double language_probability = 0.0;
   std::vector<Segment> segments;
   // Transcribed with word timestamps: every segment's words were computed (and may be empty).
   bool word_timestamps = false;

@@ -2,63 +2,25 @@
 
 #include <algorithm>
 #include <mutex>
-#include <optional>
 
 #include "api/model_impl.h"
-#include "audio/mel_source.h"
+#include "audio/mel.h"
 #include "audio/sample_source.h"
 #include "auris/error.h"
 #include "batch/chunk_packing.h"
 #include "batch/chunk_reader.h"
 #include "batch/chunk_transcription.h"
+#include "batch/recording.h"
 #include "batch/window_batch.h"
-#include "decoding/detect_language.h"
 #include "model/model_download.h"
 #include "transcribe/seek_loop.h"
-#include "transcribe/speech_only_audio.h"
-#include "transcribe/vad_filter.h"
 #include "util/thread_count.h"
 #include "vad/silero_vad.h"
-#include "vad/speech_chunks.h"
 
 namespace auris {
 namespace {
 
 constexpr int kMaxBatchSize = 256;
-
-// One input: where its chunks lie, the reader that hands them out, and what they have given so far.
-struct Recording {
-  double duration = 0.0;
-  double duration_after_vad = 0.0;
-  std::vector<SpeechSpan> speech;  // with VAD: where the chunks' audio came from
-  std::vector<double> offsets;     // each chunk's start on the transcribed timeline
-  std::unique_ptr<ChunkReader> reader;
-  std::optional<std::vector<float>> first_chunk;  // taken early, for language detection
-  std::string language;
-  std::vector<std::vector<Segment>> results;  // per chunk
-  size_t remaining = 0;
-  std::string error;  // the first error, if any
-
-  size_t chunks() const { return offsets.size(); }
-  AudioChunk chunk(size_t c) {
-    if (c == 0 && first_chunk) {
-      AudioChunk a{std::move(*first_chunk), offsets[0]};
-      first_chunk.reset();
-      return a;
-    }
-    return {reader->take(c), offsets[c]};
-  }
-};
-
-// The options the batch cannot use, and the ones every chunk checks, before any work.
-void check_options(const TranscribeOptions& options, const ModelDims& dims) {
-  check_transcribe_options(options);
-  if (options.word_timestamps && dims.alignment_heads.empty())
-    throw Error("this model has no alignment heads, so word timestamps cannot be computed; transcribe without them");
-  if (options.vad) validate(*options.vad);
-}
-
-double seconds(int64_t samples) { return static_cast<double>(samples) / kSampleRate; }
 
 }  // namespace
 
@@ -81,48 +43,8 @@ struct BatchTranscriber::Impl {
     return *vad;
   }
 
-  // One pass over the recording finds its chunks: its speech grouped into at most 30 s
-  // (faster-whisper's collect_chunks), or its consecutive 30-s windows; a second pass, as the batch
-  // asks for them, reads them.
   Recording measure(std::unique_ptr<SampleSource> source, const TranscribeOptions& options) {
-    Recording r;
-    std::vector<int64_t> sizes;
-    if (options.vad) {
-      SpeechTimestampsOptions vad_options = speech_timestamps_options(*options.vad);
-      vad_options.max_speech_duration_s = std::min<double>(vad_options.max_speech_duration_s, kChunkSeconds);
-      const SpeechDetection speech = detect_speech(vad_model(options.vad->model), *source->open(), vad_options);
-      if (speech.num_samples == 0) throw Error("'" + source->name() + "' contains no audio samples");
-      r.duration = seconds(speech.num_samples);
-      r.speech = speech.spans;
-      for (const SpeechGroup& group : group_speech(r.speech, kChunkSeconds)) {
-        sizes.push_back(group.num_samples);
-        r.offsets.push_back(group.offset_s());
-        r.duration_after_vad += group.duration_s();
-      }
-      source = std::make_unique<SpeechOnlyAudio>(std::move(source), r.speech);
-    } else {
-      const std::unique_ptr<SamplePass> pass = source->open();
-      std::vector<float> block;
-      int64_t n = 0;
-      bool silent = true;  // digital silence: nothing to transcribe, where Whisper would hallucinate
-      while (true) {
-        block.clear();
-        if (pass->read(block, 1 << 16) == 0) break;
-        n += static_cast<int64_t>(block.size());
-        silent = silent && std::all_of(block.begin(), block.end(), [](float x) { return x == 0.0f; });
-      }
-      if (n == 0) throw Error("'" + source->name() + "' contains no audio samples");
-      r.duration = seconds(n);
-      if (!silent) {
-        r.duration_after_vad = r.duration;
-        for (int64_t start = 0; start < n; start += kChunkSamples) {
-          sizes.push_back(std::min<int64_t>(kChunkSamples, n - start));
-          r.offsets.push_back(seconds(start));
-        }
-      }
-    }
-    r.reader = std::make_unique<ChunkReader>(std::move(source), std::move(sizes));
-    return r;
+    return measure_recording(std::move(source), options, options.vad ? &vad_model(options.vad->model) : nullptr);
   }
 
   // The language of every recording that does not know it yet, each detected on its first chunk.
@@ -138,10 +60,7 @@ struct BatchTranscriber::Impl {
     batch.run(static_cast<int>(pending.size()), [&](WindowEngine& engine, int job) {
       Recording& r = *pending[job];
       try {
-        r.first_chunk = r.reader->take(0);
-        InMemoryMel mel(*r.first_chunk, m.weights.dims.n_mels);
-        engine.set_window(mel.window(0, kChunkFrames));  // openai detects over a whole padded window
-        r.language = detect_language(engine, m.tokenizer).code;
+        detect_recording_language(engine, m.tokenizer, m.weights.dims.n_mels, r);
       } catch (const Error& e) {
         r.error = e.what();
       }
@@ -188,6 +107,7 @@ struct BatchTranscriber::Impl {
     auto deliver = [&](size_t k, std::vector<Segment> segments, const std::string& error) {
       const auto [i, c] = chunks[k];
       Recording& r = recordings[i];
+      restore_chunk_times(r, segments);
       std::lock_guard lock(mutex);
       r.results[c] = std::move(segments);
       if (!error.empty() && r.error.empty()) r.error = error;
@@ -237,24 +157,6 @@ struct BatchTranscriber::Impl {
     });
   }
 
-  static Transcript assemble(Recording& r, const TranscribeOptions& options) {
-    Transcript t;
-    t.language = r.language;
-    t.word_timestamps = options.word_timestamps;
-    t.duration = r.duration;
-    t.duration_after_vad = r.duration_after_vad;
-    const std::optional<SpeechTimeMap> map = r.speech.empty() ? std::nullopt : std::optional<SpeechTimeMap>(r.speech);
-    for (std::vector<Segment>& chunk : r.results)
-      for (Segment& s : chunk) {
-        if (map) restore_speech_timestamps(s, *map);
-        s.id = static_cast<int>(t.segments.size());
-        t.text += s.text;
-        t.segments.push_back(std::move(s));
-      }
-    r = Recording();  // its reader (an open file) and results are done with
-    return t;
-  }
-
   // Measure, detect the languages, transcribe, each recording handed to done() as soon as it is.
   void run(std::vector<std::unique_ptr<SampleSource>> sources, const TranscribeOptions& options,
            const std::function<void(size_t, Recording&)>& done) {
@@ -298,7 +200,7 @@ EngineCounters BatchTranscriber::counters() const { return impl_->batch.counters
 void BatchTranscriber::transcribe_files(const std::vector<std::string>& paths, const TranscribeOptions& options,
                                         const std::function<void(size_t, Transcript)>& on_done,
                                         const std::function<void(size_t, const std::string&)>& on_error) {
-  check_options(options, impl_->model->impl().weights.dims);
+  check_batch_options(options, impl_->model->impl().weights.dims);
   const ScopedThreadCount thread_count(impl_->threads);
   std::vector<std::unique_ptr<SampleSource>> sources;
   for (const std::string& path : paths) sources.push_back(std::make_unique<AudioFileSource>(path));
@@ -306,7 +208,7 @@ void BatchTranscriber::transcribe_files(const std::vector<std::string>& paths, c
   impl_->run(std::move(sources), options, [&](size_t i, Recording& r) {
     std::lock_guard lock(callback);
     if (!r.error.empty()) return on_error(i, r.error);
-    on_done(i, Impl::assemble(r, options));
+    on_done(i, assemble_transcript(r, options));
   });
 }
 
@@ -315,7 +217,7 @@ Transcript BatchTranscriber::transcribe(std::span<const float> samples, int samp
     throw Error("audio must be 16000 Hz mono for Whisper, got " + std::to_string(sample_rate) +
                 " Hz: resample it first (auris::load_audio does this for files)");
   if (samples.empty()) throw Error("the audio buffer is empty: there is nothing to transcribe");
-  check_options(options, impl_->model->impl().weights.dims);
+  check_batch_options(options, impl_->model->impl().weights.dims);
   const ScopedThreadCount thread_count(impl_->threads);
   std::vector<std::unique_ptr<SampleSource>> sources;
   sources.push_back(std::make_unique<MemorySampleSource>(samples));
@@ -323,7 +225,7 @@ Transcript BatchTranscriber::transcribe(std::span<const float> samples, int samp
   std::string error;
   impl_->run(std::move(sources), options, [&](size_t, Recording& r) {
     if (!r.error.empty()) error = r.error;
-    else result = Impl::assemble(r, options);
+    else result = assemble_transcript(r, options);
   });
   if (!error.empty()) throw Error(error);
   return result;

@@ -58,7 +58,8 @@ struct WindowBatch::Slot {
   std::vector<float> encoder_out;
   std::vector<float> prefill_logits;
   bool has_window = false;
-  bool busy = false;  // its thread is still running jobs
+  bool busy = false;    // its thread is running a job
+  bool exited = false;  // its thread has been told there are no more jobs
   Request request;
 
   void ensure_rows(const ModelDims& d, int rows) {
@@ -155,38 +156,74 @@ void WindowBatch::post(Slot& slot, const Request& request) {
 
 void WindowBatch::run(int jobs, const std::function<void(WindowEngine& engine, int job)>& work) {
   std::atomic<int> next_job{0};
+  run([&]() -> Job {
+    const int job = next_job++;
+    if (job >= jobs) return {};
+    return [&work, job](WindowEngine& engine) { work(engine, job); };
+  });
+}
+
+int WindowBatch::busy_slots() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<int>(std::count_if(slots_.begin(), slots_.end(), [](const auto& s) { return s->busy; }));
+}
+
+void WindowBatch::run(const std::function<Job()>& next) {
   std::exception_ptr first_error;
   std::mutex error_mutex;
   {
     std::lock_guard lock(mutex_);
-    for (auto& slot : slots_) slot->busy = true;
+    for (auto& slot : slots_) slot->busy = slot->exited = false;
   }
   std::vector<std::thread> threads;
   for (auto& owned : slots_) {
     Slot* slot = owned.get();
     threads.emplace_back([&, slot] {
       const ScopedThreadCount one_thread(1);  // the slots' own work runs beside the passes, not in them
-      for (int job; (job = next_job++) < jobs;) {
+      for (;;) {
+        Job job;
         try {
-          work(*slot->engine, job);
+          job = next();
         } catch (...) {
           std::lock_guard lock(error_mutex);
           if (!first_error) first_error = std::current_exception();
         }
+        if (!job) break;
+        {
+          std::lock_guard lock(mutex_);
+          slot->busy = true;
+        }
+        try {
+          job(*slot->engine);
+        } catch (...) {
+          std::lock_guard lock(error_mutex);
+          if (!first_error) first_error = std::current_exception();
+        }
+        std::lock_guard lock(mutex_);
+        slot->busy = false;
+        posted_.notify_one();
       }
       std::lock_guard lock(mutex_);
-      slot->busy = false;
+      slot->exited = true;
       posted_.notify_one();
     });
   }
 
+  // A round starts once no slot is in the middle of its own code: every slot in a job has posted a
+  // request (slots waiting for a job hold nothing up). It ends the loop once every slot has exited.
   std::vector<Slot*> round;
   for (;;) {
     {
       std::unique_lock lock(mutex_);
       auto waiting = [](const Slot& s) { return s.request.kind != Request::Kind::kNone && !s.request.served; };
       posted_.wait(lock, [&] {
-        return std::all_of(slots_.begin(), slots_.end(), [&](const auto& s) { return !s->busy || waiting(*s); });
+        bool any_posted = false, all_exited = true;
+        for (const auto& s : slots_) {
+          if (s->busy && !waiting(*s)) return false;
+          any_posted = any_posted || (s->busy && waiting(*s));
+          all_exited = all_exited && s->exited;
+        }
+        return any_posted || all_exited;
       });
       round.clear();
       for (auto& s : slots_)

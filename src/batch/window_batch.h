@@ -31,12 +31,22 @@ class WindowBatch {
   WindowBatch(const WindowBatch&) = delete;
   WindowBatch& operator=(const WindowBatch&) = delete;
 
-  // Runs work(engine, job) for every job in [0, jobs), each on a slot's thread with that slot's
-  // engine, and serves the engines' requests from the calling thread until every job is done. An
-  // exception escaping a job is rethrown here once all jobs have finished (the first one); jobs
-  // should catch what they can handle themselves. The slot threads run their own code (decoding
-  // bookkeeping) on one OpenMP thread; the batched passes use the calling thread's count.
+  // One window's work (or one chunk's): the sequential decoding code, run against a slot's engine.
+  using Job = std::function<void(WindowEngine& engine)>;
+
+  // Runs every job next() hands out, each on a slot's thread with that slot's engine, and serves the
+  // engines' requests from the calling thread until next() has returned an empty Job to every slot
+  // and every job is done. next() is called from the slot threads, concurrently, and may block until
+  // a job arrives: jobs can come while others run (a server's requests), and a slot waiting for one
+  // holds no round up. An exception escaping a job is rethrown here once all jobs have finished (the
+  // first one); jobs should catch what they can handle themselves. The slot threads run their own
+  // code (decoding bookkeeping) on one OpenMP thread; the batched passes use the calling thread's
+  // count.
+  void run(const std::function<Job()>& next);
+  // work(engine, job) for every job in [0, jobs).
   void run(int jobs, const std::function<void(WindowEngine& engine, int job)>& work);
+  // Slots running a job now (the batch's occupancy).
+  int busy_slots() const;
 
   int slots() const { return static_cast<int>(slots_.size()); }
   // Windows encoded, decoder passes (decode_steps) and the rows they carried, and the time of each

@@ -83,12 +83,15 @@ Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, con
   Transcript transcript;
   transcript.word_timestamps = options.word_timestamps;
   transcript.duration = transcript.duration_after_vad = duration;
+  transcript.language_probability = 1.0;
   if (!decoding.language) {
     if (!tokenizer.multilingual()) {
       decoding.language = "en";
     } else {
       windows.set_window(mel.window(0, kChunkFrames));
-      decoding.language = auris::detect_language(windows.engine(), tokenizer).code;
+      const LanguageDetection detection = auris::detect_language(windows.engine(), tokenizer);
+      decoding.language = detection.code;
+      transcript.language_probability = detection.probabilities.at(detection.code);
     }
   }
   transcript.language = *decoding.language;

@@ -1,0 +1,130 @@
+#include "server/transcription_form.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "auris/batch.h"
+#include "server/http_error.h"
+#include "tokenizer/languages.h"
+
+namespace auris::server {
+namespace {
+
+constexpr int kMaxBeamSize = 16;
+
+const std::string* field(const FormFields& fields, const std::string& name) {
+  const auto it = fields.find(name);
+  return it == fields.end() || it->second.empty() ? nullptr : &it->second.back();
+}
+
+HttpError bad_field(const std::string& name, const std::string& message) {
+  return HttpError(400, name + ": " + message, name, "invalid_value");
+}
+
+double number_field(const FormFields& fields, const std::string& name, double fallback, double low, double high) {
+  const std::string* text = field(fields, name);
+  if (!text) return fallback;
+  char* end = nullptr;
+  const double value = std::strtod(text->c_str(), &end);
+  if (text->empty() || *end != '\0' || !std::isfinite(value))
+    throw bad_field(name, "'" + *text + "' is not a number");
+  if (value < low || value > high) {
+    auto shown = [](double v) {
+      std::string s = std::to_string(v);
+      s.erase(s.find_last_not_of('0') + 1);
+      if (s.back() == '.') s.pop_back();
+      return s;
+    };
+    throw bad_field(name, shown(value) + " is out of range: it must be " + shown(low) + " to " + shown(high));
+  }
+  return value;
+}
+
+int integer_field(const FormFields& fields, const std::string& name, int fallback, int low, int high) {
+  const double value = number_field(fields, name, fallback, low, high);
+  if (value != std::floor(value)) throw bad_field(name, "must be a whole number");
+  return static_cast<int>(value);
+}
+
+bool bool_field(const FormFields& fields, const std::string& name) {
+  const std::string* text = field(fields, name);
+  if (!text) return false;
+  if (*text == "true" || *text == "True" || *text == "1") return true;
+  if (*text == "false" || *text == "False" || *text == "0" || text->empty()) return false;
+  throw bad_field(name, "'" + *text + "' is not true or false");
+}
+
+ResponseFormat parse_format(const std::string* text) {
+  if (!text || *text == "json") return ResponseFormat::kJson;
+  if (*text == "text") return ResponseFormat::kText;
+  if (*text == "srt") return ResponseFormat::kSrt;
+  if (*text == "vtt") return ResponseFormat::kVtt;
+  if (*text == "verbose_json") return ResponseFormat::kVerboseJson;
+  throw bad_field("response_format", "'" + *text + "' is not one of json, text, srt, verbose_json, vtt");
+}
+
+// faster-whisper's VadOptions under the names speaches takes, over the batched pipeline's defaults.
+VadParameters vad_fields(const FormFields& fields, const std::string& vad_model) {
+  VadParameters p = batched_vad_parameters();
+  p.model = vad_model;
+  p.threshold = number_field(fields, "vad_threshold", p.threshold, 0.0, 1.0);
+  if (field(fields, "vad_neg_threshold"))
+    p.neg_threshold = number_field(fields, "vad_neg_threshold", 0.0, 0.0, p.threshold);
+  constexpr double kHourMs = 3600000;
+  p.min_speech_duration_ms = integer_field(fields, "vad_min_speech_duration_ms", p.min_speech_duration_ms, 0, kHourMs);
+  p.max_speech_duration_s = number_field(fields, "vad_max_speech_duration_s", p.max_speech_duration_s, 1.0, 30.0);
+  p.min_silence_duration_ms = integer_field(fields, "vad_min_silence_duration_ms", p.min_silence_duration_ms, 0, kHourMs);
+  p.speech_pad_ms = integer_field(fields, "vad_speech_pad_ms", p.speech_pad_ms, 0, kHourMs);
+  return p;
+}
+
+}  // namespace
+
+std::string form_model(const FormFields& fields) {
+  const std::string* model = field(fields, "model");
+  return model ? *model : "";
+}
+
+TranscriptionForm parse_transcription_form(const FormFields& fields, bool translate, bool multilingual,
+                                           const std::string& vad_model) {
+  TranscriptionForm form;
+  form.model = form_model(fields);
+  form.format = parse_format(field(fields, "response_format"));
+  form.stream = bool_field(fields, "stream");
+  if (form.stream && form.format != ResponseFormat::kJson && form.format != ResponseFormat::kText)
+    throw bad_field("stream", "streaming answers json or text only, not the response_format asked for");
+
+  TranscribeOptions& o = form.options;
+  o.decoding.task = translate ? "translate" : "transcribe";
+  if (const std::string* language = field(fields, "language"); language && !language->empty()) {
+    const std::optional<std::string> code = to_language_code(*language);
+    if (!code) throw bad_field("language", "'" + *language + "' is not a language Whisper knows (ISO-639-1 codes: en, de, ...)");
+    if (!multilingual && *code != "en")
+      throw bad_field("language", "this model is English-only; pick a multilingual model for '" + *language + "'");
+    o.decoding.language = *code;
+  }
+  if (translate && !multilingual) throw HttpError(400, "this model is English-only and cannot translate; pick a multilingual model", "model", "invalid_value");
+  if (const std::string* prompt = field(fields, "prompt"); prompt && !prompt->empty()) o.initial_prompt = *prompt;
+
+  // 0: openai's fallback schedule; t: t, t + 0.2, ... up to 1.
+  const double temperature = number_field(fields, "temperature", 0.0, 0.0, 1.0);
+  o.temperatures.clear();
+  for (double t = temperature; t <= 1.0 + 1e-6; t += 0.2) o.temperatures.push_back(t);
+
+  // faster-whisper's beam_size: 1 is greedy decoding.
+  const int beam_size = integer_field(fields, "beam_size", 5, 1, kMaxBeamSize);
+  if (beam_size > 1) o.decoding.beam_size = beam_size;
+
+  for (const char* name : {"timestamp_granularities[]", "timestamp_granularities"}) {
+    const auto it = fields.find(name);
+    if (it == fields.end()) continue;
+    for (const std::string& g : it->second) {
+      if (g == "word") o.word_timestamps = true;
+      else if (g != "segment") throw bad_field(name, "'" + g + "' is not segment or word");
+    }
+  }
+  if (bool_field(fields, "vad_filter")) o.vad = vad_fields(fields, vad_model);
+  return form;
+}
+
+}  // namespace auris::server

@@ -1,0 +1,99 @@
+// The form fields of OpenAI's transcription request: defaults as the CLI's, every value checked with
+// a 400 naming the field.
+#include "server/transcription_form.h"
+
+#include <gtest/gtest.h>
+
+#include "server/http_error.h"
+
+namespace auris::server {
+namespace {
+
+TranscriptionForm parse(const FormFields& fields, bool translate = false, bool multilingual = true) {
+  return parse_transcription_form(fields, translate, multilingual, "vad.bin");
+}
+
+// The status and field of the HttpError that parsing throws.
+std::pair<int, std::string> refusal(const FormFields& fields, bool multilingual = true) {
+  try {
+    parse(fields, false, multilingual);
+  } catch (const HttpError& e) {
+    EXPECT_FALSE(std::string(e.what()).empty());
+    return {e.status(), e.param()};
+  }
+  return {0, ""};
+}
+
+TEST(TranscriptionForm, DefaultsAreTheCommandLinesBeamFiveWithOpenaisFallbackSchedule) {
+  const TranscriptionForm form = parse({{"model", {"tiny.en"}}});
+  EXPECT_EQ(form.model, "tiny.en");
+  EXPECT_EQ(form.format, ResponseFormat::kJson);
+  EXPECT_FALSE(form.stream);
+  EXPECT_EQ(form.options.decoding.task, "transcribe");
+  EXPECT_FALSE(form.options.decoding.language);
+  EXPECT_EQ(form.options.decoding.beam_size, 5);
+  EXPECT_EQ(form.options.temperatures, (std::vector<double>{0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0}));
+  EXPECT_FALSE(form.options.word_timestamps);
+  EXPECT_FALSE(form.options.vad);
+  EXPECT_FALSE(form.options.initial_prompt);
+}
+
+TEST(TranscriptionForm, ReadsEveryField) {
+  const TranscriptionForm form = parse({{"response_format", {"verbose_json"}},
+                                        {"language", {"de"}},
+                                        {"prompt", {"Glossary: Kubernetes"}},
+                                        {"temperature", {"0.5"}},
+                                        {"timestamp_granularities[]", {"segment", "word"}},
+                                        {"beam_size", {"1"}},
+                                        {"vad_filter", {"true"}},
+                                        {"vad_threshold", {"0.6"}},
+                                        {"vad_min_silence_duration_ms", {"500"}}},
+                                       /*translate=*/true);
+  EXPECT_EQ(form.format, ResponseFormat::kVerboseJson);
+  EXPECT_EQ(form.options.decoding.task, "translate");
+  EXPECT_EQ(form.options.decoding.language, "de");
+  EXPECT_EQ(form.options.initial_prompt, "Glossary: Kubernetes");
+  EXPECT_EQ(form.options.temperatures, (std::vector<double>{0.5, 0.7, 0.8999999999999999}));
+  EXPECT_TRUE(form.options.word_timestamps);
+  EXPECT_FALSE(form.options.decoding.beam_size) << "beam_size 1 is greedy, as in faster-whisper";
+  ASSERT_TRUE(form.options.vad);
+  EXPECT_EQ(form.options.vad->model, "vad.bin");
+  EXPECT_DOUBLE_EQ(form.options.vad->threshold, 0.6);
+  EXPECT_EQ(form.options.vad->min_silence_duration_ms, 500);
+  EXPECT_DOUBLE_EQ(form.options.vad->max_speech_duration_s, 30.0) << "the batched pipeline's chunks";
+  EXPECT_EQ(parse({{"language", {"English"}}}).options.decoding.language, "en") << "names as openai takes them";
+  EXPECT_TRUE(parse({{"stream", {"true"}}, {"response_format", {"text"}}}).stream);
+}
+
+TEST(TranscriptionForm, EveryBadValueIsA400NamingItsField) {
+  using R = std::pair<int, std::string>;
+  EXPECT_EQ(refusal({{"response_format", {"docx"}}}), R(400, "response_format"));
+  EXPECT_EQ(refusal({{"language", {"xx"}}}), R(400, "language"));
+  EXPECT_EQ(refusal({{"language", {"de"}}}, /*multilingual=*/false), R(400, "language"));
+  EXPECT_EQ(refusal({{"temperature", {"-1"}}}), R(400, "temperature"));
+  EXPECT_EQ(refusal({{"temperature", {"1.5"}}}), R(400, "temperature"));
+  EXPECT_EQ(refusal({{"temperature", {"warm"}}}), R(400, "temperature"));
+  EXPECT_EQ(refusal({{"temperature", {"nan"}}}), R(400, "temperature"));
+  EXPECT_EQ(refusal({{"beam_size", {"0"}}}), R(400, "beam_size"));
+  EXPECT_EQ(refusal({{"beam_size", {"2.5"}}}), R(400, "beam_size"));
+  EXPECT_EQ(refusal({{"beam_size", {"1000000"}}}), R(400, "beam_size"));
+  EXPECT_EQ(refusal({{"timestamp_granularities[]", {"letter"}}}), R(400, "timestamp_granularities[]"));
+  EXPECT_EQ(refusal({{"stream", {"maybe"}}}), R(400, "stream"));
+  EXPECT_EQ(refusal({{"stream", {"true"}}, {"response_format", {"srt"}}}), R(400, "stream"));
+  EXPECT_EQ(refusal({{"vad_filter", {"true"}}, {"vad_threshold", {"2"}}}), R(400, "vad_threshold"));
+  EXPECT_EQ(refusal({{"vad_filter", {"true"}}, {"vad_speech_pad_ms", {"-5"}}}), R(400, "vad_speech_pad_ms"));
+  EXPECT_EQ(refusal({{"vad_filter", {"true"}}, {"vad_threshold", {"0.3"}}, {"vad_neg_threshold", {"0.4"}}}),
+            R(400, "vad_neg_threshold"));
+  try {
+    parse({{"temperature", {"-1"}}});
+  } catch (const HttpError& e) {
+    EXPECT_EQ(std::string(e.what()), "temperature: -1 is out of range: it must be 0 to 1");
+    EXPECT_EQ(e.type(), "invalid_request_error");
+    EXPECT_EQ(error_json(e),
+              R"({"error":{"code":"invalid_value","message":"temperature: -1 is out of range: it must be 0 to 1",)"
+              R"("param":"temperature","type":"invalid_request_error"}})");
+  }
+}
+
+}  // namespace
+}  // namespace auris::server

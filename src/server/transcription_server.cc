@@ -1,0 +1,419 @@
+#include "server/transcription_server.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+
+#include "audio/sample_source.h"
+#include "auris/error.h"
+#include "batch/batch_scheduler.h"
+#include "server/client_connection.h"
+#include "server/http_error.h"
+#include "server/openai_responses.h"
+#include "server/server_metrics.h"
+#include "server/transcription_form.h"
+#include "server/upload_file.h"
+#include "server/web_page.h"
+
+namespace auris::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kMaxFieldBytes = 64 * 1024;  // a text field (a prompt is at most a few hundred tokens)
+// How much more than --max-upload-mb a refused request's body may be for it to be read and dropped
+// rather than its connection closed.
+constexpr size_t kDrainSlackBytes = size_t{16} << 20;
+constexpr auto kPollInterval = std::chrono::milliseconds(200);
+// Threads beyond the admitted requests, so that health checks, metrics and 429s never wait for a
+// transcription to end.
+constexpr int kSpareThreads = 16;
+
+// The time the current request arrived, for the access log and the latency histogram: the
+// pre-routing handler, the handler, the content provider and the logger of one request all run on
+// the thread that read it.
+thread_local Clock::time_point request_start;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+void reply_error(httplib::Response& res, const HttpError& e) {
+  res.status = e.status();
+  if (e.status() == 429) res.set_header("Retry-After", "1");
+  res.set_content(error_json(e), "application/json");
+}
+
+// What a transcription hands from the batch's threads to the thread answering the request.
+struct Pending {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<Segment> segments;  // decided, not yet streamed
+  std::optional<Transcript> transcript;
+  std::string error;
+  bool done = false;
+
+  // The request's resources live as long as its windows may run, which can be after its client left.
+  std::unique_ptr<UploadFile> upload;
+  std::function<void()> release;  // frees its admission
+  ~Pending() {
+    if (release) release();
+  }
+};
+
+}  // namespace
+
+struct TranscriptionServer::Impl {
+  enum class BodyRead { kUnread, kPartlyRead, kRead };
+
+  struct Model {
+    std::string name;
+    std::shared_ptr<const auris::Model> model;
+    std::unique_ptr<BatchScheduler> scheduler;
+  };
+
+  Impl(std::vector<ServedModel> served, ServerOptions o) : options(std::move(o)) {
+    if (served.empty()) throw Error("serve needs at least one model (--model NAME)");
+    if (options.max_queue < 1) throw Error("--max-queue must be at least 1, got " + std::to_string(options.max_queue));
+    if (options.max_upload_bytes < 1) throw Error("--max-upload-mb must be at least 1");
+    if (!(options.request_timeout_s > 0)) throw Error("--request-timeout must be more than 0 seconds");
+    if (!options.log) options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+    std::set<std::string> names;
+    for (ServedModel& m : served) {
+      if (!names.insert(m.name).second) throw Error("two models are served as '" + m.name + "': give each its own name");
+      models.push_back({m.name, m.model, std::make_unique<BatchScheduler>(m.model, options.max_batch, options.threads)});
+    }
+    setup_routes();
+  }
+
+  // A served model by the request's name; "" and OpenAI's "whisper-1" pick the first. Never a path.
+  Model& find_model(const std::string& name) {
+    if (name.empty() || name == "whisper-1") return models.front();
+    for (Model& m : models)
+      if (m.name == name) return m;
+    std::string served;
+    for (const Model& m : models) served += (served.empty() ? "" : ", ") + m.name;
+    throw HttpError(404, "the model '" + name + "' is not served here; pick one of: " + served, "model", "model_not_found");
+  }
+
+  void check_api_key(const httplib::Request& req) const {
+    if (options.api_key.empty()) return;
+    if (req.get_header_value("Authorization") != "Bearer " + options.api_key)
+      throw HttpError(401, "a valid API key is needed: send the header 'Authorization: Bearer KEY' with the key the server was started with",
+                      "", "invalid_api_key");
+  }
+
+  // Admits a request (up to max_queue at once); the returned function frees its place.
+  std::function<void()> admit() {
+    if (stopping) throw HttpError(503, "the server is shutting down; retry on another instance", "", "shutting_down");
+    if (in_flight.fetch_add(1) >= options.max_queue) {
+      in_flight.fetch_sub(1);
+      throw HttpError(429, "the server is busy: " + std::to_string(options.max_queue) +
+                               " requests are in flight (--max-queue); retry after the time in Retry-After",
+                      "", "queue_full");
+    }
+    metrics.set_in_flight(in_flight.load());
+    return [this] { metrics.set_in_flight(in_flight.fetch_sub(1) - 1); };
+  }
+
+  // A request answered before its body was read: the body is read and dropped where it is no larger
+  // than an upload may be (plus slack), so that a client still sending gets the answer instead of a
+  // reset connection; a larger one, or one cut off half-read, closes the connection instead.
+  void discard_body(const httplib::Request& req, const httplib::ContentReader& reader, bool partly_read,
+                    httplib::Response& res) const {
+    const size_t length = req.get_header_value<uint64_t>("Content-Length");
+    if (length == 0 && !req.has_header("Transfer-Encoding")) return;
+    if (partly_read || length == 0 || length > options.max_upload_bytes + kDrainSlackBytes) {
+      res.set_header("Connection", "close");
+      return;
+    }
+    const Clock::time_point deadline = request_start + std::chrono::duration_cast<Clock::duration>(
+                                                           std::chrono::duration<double>(options.request_timeout_s));
+    auto discard = [&](const char*, size_t) { return Clock::now() < deadline; };
+    // cpp-httplib reads a multipart body only through its multipart reader.
+    const bool read = req.is_multipart_form_data()
+                          ? reader([](const httplib::MultipartFormData&) { return true; }, discard)
+                          : reader(discard);
+    if (!read) res.set_header("Connection", "close");
+  }
+
+  // Reads the multipart body: text fields into `fields`, the file into `upload`.
+  // body says how far the body was read: once begun, it cannot be read (discarded) again.
+  void read_form(const httplib::Request& req, const httplib::ContentReader& reader, FormFields& fields,
+                 std::unique_ptr<UploadFile>& upload, std::string& filename, BodyRead& body) {
+    if (!req.is_multipart_form_data())
+      throw HttpError(400, "the request must be multipart/form-data with the audio in a 'file' field");
+    if (req.has_header("Content-Length") &&
+        req.get_header_value<uint64_t>("Content-Length") > options.max_upload_bytes + kMaxFieldBytes)
+      throw HttpError(413, "the upload is larger than this server takes (" + limit_text() + ")", "file", "file_too_large");
+    const Clock::time_point deadline = request_start + std::chrono::duration_cast<Clock::duration>(
+                                                           std::chrono::duration<double>(options.request_timeout_s));
+    std::string current;
+    body = BodyRead::kPartlyRead;
+    bool timed_out = false, too_large = false, disk_full = false, field_too_large = false, two_files = false;
+    const bool read = reader(
+        [&](const httplib::MultipartFormData& part) {
+          current = part.name;
+          if (current == "file") {
+            if (upload) {
+              two_files = true;
+              return false;
+            }
+            upload = std::make_unique<UploadFile>(uploads);
+            filename = part.filename;
+          } else {
+            fields[current].emplace_back();
+          }
+          return true;
+        },
+        [&](const char* data, size_t size) {
+          if (Clock::now() >= deadline) return !(timed_out = true);
+          if (current == "file") {
+            if (upload->size() + size > options.max_upload_bytes) return !(too_large = true);
+            return upload->write(data, size) || !(disk_full = true);
+          }
+          std::string& value = fields[current].back();
+          if (value.size() + size > kMaxFieldBytes) return !(field_too_large = true);
+          value.append(data, size);
+          return true;
+        });
+    if (read) body = BodyRead::kRead;
+    if (timed_out)
+      throw HttpError(408, "the request body did not arrive within " + seconds_text(options.request_timeout_s) +
+                               " s (--request-timeout)", "", "timeout");
+    if (too_large) throw HttpError(413, "the upload is larger than this server takes (" + limit_text() + ")", "file", "file_too_large");
+    if (disk_full) throw HttpError(507, "the server could not store the upload (its disk is full)", "file", "", "server_error");
+    if (field_too_large) throw HttpError(400, "the field '" + current + "' is longer than 64 KiB", current, "invalid_value");
+    if (two_files) throw HttpError(400, "send one 'file' field, not several", "file", "invalid_value");
+    if (!read) {
+      if (Clock::now() >= deadline)
+        throw HttpError(408, "the request body did not arrive within " + seconds_text(options.request_timeout_s) +
+                                 " s (--request-timeout)", "", "timeout");
+      throw HttpError(400, "the request body could not be read as multipart/form-data (cut off, or malformed)");
+    }
+    if (!upload) throw HttpError(400, "the request has no 'file' field: send the audio as a file named 'file'", "file", "missing_file");
+    if (!upload->finish()) throw HttpError(507, "the server could not store the upload", "file", "", "server_error");
+    if (upload->size() == 0) throw HttpError(400, "the uploaded file is empty: there is no audio to transcribe", "file", "empty_file");
+  }
+
+  std::string limit_text() const { return std::to_string(options.max_upload_bytes >> 20) + " MB, --max-upload-mb"; }
+  static std::string seconds_text(double s) {
+    std::string text = std::to_string(s);
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.back() == '.') text.pop_back();
+    return text;
+  }
+
+  void transcription(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader,
+                     bool translate) {
+    BodyRead body = BodyRead::kUnread;
+    try {
+      try {
+        check_api_key(req);
+        auto pending = std::make_shared<Pending>();
+        pending->release = admit();
+        FormFields fields;
+        std::string filename;
+        read_form(req, reader, fields, pending->upload, filename, body);
+        Model& model = find_model(form_model(fields));
+        TranscriptionForm form =
+            parse_transcription_form(fields, translate, model.model->info().multilingual, options.vad_model);
+        if (form.options.vad) {
+          try {
+            validate(*form.options.vad);
+          } catch (const Error& e) {
+            throw HttpError(400, std::string("vad_filter: ") + e.what(), "vad_filter", "invalid_value");
+          }
+        }
+        start(req, res, model, form, filename, pending);
+      } catch (const HttpError& e) {
+        reply_error(res, e);
+        if (body != BodyRead::kRead) discard_body(req, reader, body == BodyRead::kPartlyRead, res);
+      }
+    } catch (const HttpError& e) {
+      reply_error(res, e);
+    }
+  }
+
+  // Submits the upload to the model's batch and answers: at once with a stream, or once it is done.
+  void start(const httplib::Request& req, httplib::Response& res, Model& model, const TranscriptionForm& form,
+             const std::string& filename, const std::shared_ptr<Pending>& pending) {
+    BatchScheduler::Callbacks callbacks;
+    const std::weak_ptr<Pending> weak = pending;
+    // The callbacks hold the request's state (and its upload) until its last window is done.
+    callbacks.on_segment = [pending](const Segment& s) {
+      std::lock_guard lock(pending->mutex);
+      pending->segments.push_back(s);
+      pending->changed.notify_all();
+    };
+    callbacks.on_done = [pending, this](Transcript t) {
+      metrics.add_audio_seconds(t.duration);
+      std::lock_guard lock(pending->mutex);
+      pending->transcript = std::move(t);
+      pending->done = true;
+      pending->changed.notify_all();
+    };
+    callbacks.on_error = [pending](const std::string& error) {
+      std::lock_guard lock(pending->mutex);
+      pending->error = error;
+      pending->done = true;
+      pending->changed.notify_all();
+    };
+    std::shared_ptr<BatchScheduler::Ticket> ticket;
+    try {
+      ticket = model.scheduler->submit(std::make_unique<AudioFileSource>(pending->upload->path()), form.options,
+                                       std::move(callbacks));
+    } catch (const Error& e) {
+      // The decoder names the file it read: the client knows it by its own name.
+      std::string message = e.what();
+      for (size_t at; (at = message.find(pending->upload->path())) != std::string::npos;)
+        message.replace(at, pending->upload->path().size(), filename.empty() ? "the upload" : filename);
+      throw HttpError(400, message, "file", "invalid_audio");
+    }
+    const std::string task = form.options.decoding.task;
+    auto connection = std::make_shared<ClientConnection>(req.remote_addr, req.remote_port, req.local_port);
+    if (!form.stream) {
+      std::unique_lock lock(pending->mutex);
+      while (!pending->changed.wait_for(lock, kPollInterval, [&] { return pending->done; }))
+        if (!ticket->cancelled() && !connection->connected()) ticket->cancel();
+      if (!pending->error.empty()) {
+        if (ticket->cancelled()) throw HttpError(499, "the client closed the connection", "", "cancelled");
+        throw HttpError(500, "the transcription failed: " + pending->error, "", "", "server_error");
+      }
+      const Body body = transcription_body(*pending->transcript, form.format, task);
+      res.set_content(body.content, body.content_type);
+      return;
+    }
+    res.set_header("Cache-Control", "no-cache");
+    res.set_chunked_content_provider(
+        "text/event-stream", [pending, ticket](size_t, httplib::DataSink& sink) {
+          std::unique_lock lock(pending->mutex);
+          pending->changed.wait_for(lock, kPollInterval, [&] { return pending->done || !pending->segments.empty(); });
+          std::string out;
+          for (; !pending->segments.empty(); pending->segments.pop_front()) out += delta_event(pending->segments.front());
+          const bool done = pending->done;
+          if (done) {
+            out += pending->error.empty()
+                       ? done_event(*pending->transcript)
+                       : error_event(error_json(HttpError(500, "the transcription failed: " + pending->error, "", "", "server_error")));
+          }
+          lock.unlock();
+          if (!sink.is_writable() || (!out.empty() && !sink.write(out.data(), out.size()))) {
+            ticket->cancel();  // the client went away
+            return false;
+          }
+          if (done) sink.done();
+          return true;
+        });
+  }
+
+  void setup_routes() {
+    http.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+      request_start = Clock::now();
+      return httplib::Server::HandlerResponse::Unhandled;
+    });
+    http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+      const double seconds = seconds_since(request_start);
+      metrics.record_request(res.status, seconds);
+      char line[512];
+      std::snprintf(line, sizeof(line), "%s \"%s %s\" %d %s %.3f", req.remote_addr.c_str(), req.method.c_str(),
+                    req.path.substr(0, 200).c_str(), res.status,
+                    res.body.empty() ? "-" : std::to_string(res.body.size()).c_str(), seconds);
+      options.log(line);
+    });
+    http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr error) {
+      std::string message = "internal error";
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::exception& e) {
+        message = e.what();
+      } catch (...) {
+      }
+      reply_error(res, HttpError(500, "the server failed: " + message, "", "", "server_error"));
+    });
+    http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+      if (!res.body.empty()) return;  // a handler's own error
+      const int status = res.status;
+      const std::string message = status == 404   ? "no such route: see docs/SERVER.md for the endpoints"
+                                  : status == 413 ? "the upload is larger than this server takes"
+                                  : status == 408 ? "the request did not arrive in time"
+                                                  : "the request could not be handled";
+      reply_error(res, HttpError(status, message));
+    });
+    http.Post("/v1/audio/transcriptions",
+              [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+                transcription(req, res, reader, /*translate=*/false);
+              });
+    http.Post("/v1/audio/translations",
+              [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+                transcription(req, res, reader, /*translate=*/true);
+              });
+    http.Get("/v1/models", [this](const httplib::Request& req, httplib::Response& res) {
+      try {
+        check_api_key(req);
+      } catch (const HttpError& e) {
+        return reply_error(res, e);
+      }
+      nlohmann::json data = nlohmann::json::array();
+      for (const Model& m : models) data.push_back({{"id", m.name}, {"object", "model"}, {"created", 0}, {"owned_by", "auris"}});
+      res.set_content(nlohmann::json{{"object", "list"}, {"data", data}}.dump(), "application/json");
+    });
+    http.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
+      res.status = stopping ? 503 : 200;
+      res.set_content(stopping ? R"({"status":"shutting_down"})" : R"({"status":"ok"})", "application/json");
+    });
+    http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+      std::vector<std::pair<std::string, BatchScheduler::Stats>> stats;
+      for (const Model& m : models) stats.emplace_back(m.name, m.scheduler->stats());
+      res.set_content(metrics.prometheus(stats), "text/plain; version=0.0.4");
+    });
+    http.Get("/", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(std::string(web_page()), "text/html; charset=utf-8");
+    });
+
+    const int threads = options.max_queue + kSpareThreads;
+    http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+    http.set_payload_max_length(options.max_upload_bytes + kMaxFieldBytes);
+    http.set_read_timeout(10, 0);
+    http.set_write_timeout(10, 0);
+    http.set_keep_alive_timeout(5);
+  }
+
+  ServerOptions options;
+  std::vector<Model> models;
+  UploadDirectory uploads;
+  ServerMetrics metrics;
+  httplib::Server http;
+  std::atomic<int> in_flight{0};
+  std::atomic<bool> stopping{false};
+};
+
+TranscriptionServer::TranscriptionServer(std::vector<ServedModel> models, ServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(models), std::move(options))) {}
+
+TranscriptionServer::~TranscriptionServer() = default;
+
+int TranscriptionServer::bind() {
+  const ServerOptions& o = impl_->options;
+  int port = o.port;
+  if (port == 0) port = impl_->http.bind_to_any_port(o.host);
+  else if (!impl_->http.bind_to_port(o.host, port)) port = -1;
+  if (port < 0)
+    throw Error("cannot listen on " + o.host + ":" + std::to_string(o.port) +
+                ": the address is in use or not this machine's (pick another --port or --host)");
+  return port;
+}
+
+void TranscriptionServer::serve() { impl_->http.listen_after_bind(); }
+
+void TranscriptionServer::stop() {
+  impl_->stopping = true;
+  impl_->http.stop();
+}
+
+}  // namespace auris::server
