@@ -1,9 +1,10 @@
-// Whether the client of a request in progress is still connected. cpp-httplib 0.11 (Debian 12's)
-// hands a handler no socket, so the socket is found by its two ends (the request's remote and local
-// ports) among the process's descriptors, once, and then peeked at.
+// Whether the client of a request in progress is still connected: its socket (socket_endpoints.h)
+// found once, then peeked at.
 #pragma once
 
 #include <string>
+
+#include "server/socket_endpoints.h"
 
 namespace auris::server {
 
@@ -16,8 +17,7 @@ class ClientConnection {
 
  private:
   bool matches(int fd) const;
-  std::string remote_addr_;
-  int remote_port_;
+  Endpoint client_;
   int local_port_;
   int fd_ = -2;  // -2: not looked for yet; -1: not found
 };

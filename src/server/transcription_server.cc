@@ -15,6 +15,7 @@
 #include "auris/error.h"
 #include "batch/batch_scheduler.h"
 #include "server/client_connection.h"
+#include "server/connection_guard.h"
 #include "server/http_error.h"
 #include "server/openai_responses.h"
 #include "server/server_metrics.h"
@@ -35,6 +36,10 @@ constexpr auto kPollInterval = std::chrono::milliseconds(200);
 // Threads beyond the admitted requests, so that health checks, metrics and 429s never wait for a
 // transcription to end.
 constexpr int kSpareThreads = 16;
+// A request's headers must arrive within this of its connection's opening (or of the answer before
+// it on the connection): more than the keep-alive timeout, after which the connection closes anyway.
+constexpr double kHeaderTimeoutSeconds = 10;
+constexpr int kKeepAliveSeconds = 5;
 
 // The time the current request arrived, for the access log and the latency histogram: the
 // pre-routing handler, the handler, the content provider and the logger of one request all run on
@@ -155,6 +160,7 @@ struct TranscriptionServer::Impl {
                                                            std::chrono::duration<double>(options.request_timeout_s));
     std::string current;
     body = BodyRead::kPartlyRead;
+    guard->body_started(req.remote_addr, req.remote_port);
     bool timed_out = false, too_large = false, disk_full = false, field_too_large = false, two_files = false;
     const bool read = reader(
         [&](const httplib::MultipartFormData& part) {
@@ -182,6 +188,7 @@ struct TranscriptionServer::Impl {
           value.append(data, size);
           return true;
         });
+    guard->body_ended(req.remote_addr, req.remote_port);
     if (read) body = BodyRead::kRead;
     if (timed_out)
       throw HttpError(408, "the request body did not arrive within " + seconds_text(options.request_timeout_s) +
@@ -313,11 +320,13 @@ struct TranscriptionServer::Impl {
   }
 
   void setup_routes() {
-    http.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+    http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response&) {
       request_start = Clock::now();
+      guard->request_started(req.remote_addr, req.remote_port);
       return httplib::Server::HandlerResponse::Unhandled;
     });
     http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+      guard->request_ended(req.remote_addr, req.remote_port, res.get_header_value("Connection") == "close");
       const double seconds = seconds_since(request_start);
       metrics.record_request(res.status, seconds);
       char line[512];
@@ -381,16 +390,19 @@ struct TranscriptionServer::Impl {
     http.set_payload_max_length(options.max_upload_bytes + kMaxFieldBytes);
     http.set_read_timeout(10, 0);
     http.set_write_timeout(10, 0);
-    http.set_keep_alive_timeout(5);
+    http.set_keep_alive_timeout(kKeepAliveSeconds);
   }
 
   ServerOptions options;
-  std::vector<Model> models;
   UploadDirectory uploads;
   ServerMetrics metrics;
   httplib::Server http;
+  std::unique_ptr<ConnectionGuard> guard;  // from bind() on, when the port is known
   std::atomic<int> in_flight{0};
   std::atomic<bool> stopping{false};
+  // Last, so destroyed first: a scheduler finishes its windows in flight before the metrics and
+  // uploads their callbacks use are gone.
+  std::vector<Model> models;
 };
 
 TranscriptionServer::TranscriptionServer(std::vector<ServedModel> models, ServerOptions options)
@@ -406,10 +418,21 @@ int TranscriptionServer::bind() {
   if (port < 0)
     throw Error("cannot listen on " + o.host + ":" + std::to_string(o.port) +
                 ": the address is in use or not this machine's (pick another --port or --host)");
+  const std::string timeout = error_json(HttpError(408, "the request did not arrive within " + Impl::seconds_text(o.request_timeout_s) +
+                                                       " s (--request-timeout; headers within " +
+                                                       Impl::seconds_text(kHeaderTimeoutSeconds) + " s)",
+                                                   "", "timeout"));
+  impl_->guard = std::make_unique<ConnectionGuard>(
+      port, kHeaderTimeoutSeconds, o.request_timeout_s,
+      "HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\nContent-Length: " +
+          std::to_string(timeout.size()) + "\r\nConnection: close\r\n\r\n" + timeout);
   return port;
 }
 
-void TranscriptionServer::serve() { impl_->http.listen_after_bind(); }
+void TranscriptionServer::serve() {
+  if (!impl_->guard) throw Error("serve() needs bind() first");
+  impl_->http.listen_after_bind();
+}
 
 void TranscriptionServer::stop() {
   impl_->stopping = true;
