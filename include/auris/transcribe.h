@@ -92,6 +92,9 @@ struct TranscribeOptions {
   std::function<void(const struct Segment&)> on_segment;
   // Called after each window with the audio seconds done and in total (progress bars).
   std::function<void(double done_seconds, double total_seconds)> on_progress;
+  // Either callback may throw auris::Cancelled (auris/error.h) to stop: the transcription ends there,
+  // before the next window, and the exception leaves transcribe() / transcribe_file(). The
+  // Transcriber can transcribe again. Callbacks run on the thread that called transcribe().
 };
 
 struct Word {

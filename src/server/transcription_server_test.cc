@@ -74,6 +74,18 @@ httplib::MultipartFormDataItems form(const std::string& audio, std::vector<std::
   return items;
 }
 
+// A raw connection to the server on loopback, for what an HTTP client will not send; -1 on failure.
+int connect_to(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) return fd;
+  close(fd);
+  return -1;
+}
+
 // The error JSON's message, checking its shape.
 std::string error_message(const httplib::Result& r) {
   if (!r) return "(no answer)";
@@ -183,12 +195,8 @@ TEST_F(TranscriptionServerTest, BadRequestsGetOpenaisErrorsAndTheServerGoesOn) {
   expect(client.Get("/v1/nothing"), 404, "no such route");
 
   // A 1 GB upload is refused from its Content-Length, before any of it is sent.
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(server.port()));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  const int fd = connect_to(server.port());
+  ASSERT_GE(fd, 0);
   const std::string head =
       "POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
       "Content-Length: 1073741824\r\n\r\n";
@@ -249,6 +257,44 @@ TEST_F(TranscriptionServerTest, AKeyIsAskedForAndAFullQueueAnswers429) {
   ASSERT_TRUE(long_answer);
   EXPECT_EQ(long_answer->status, 200);
   EXPECT_GT(nlohmann::json::parse(long_answer->body)["text"].get<std::string>().size(), 1000u);
+}
+
+TEST_F(TranscriptionServerTest, AClientThatLeavesCancelsItsWindows) {
+  RunningServer server(model_, small_limits());
+  const std::string audio = read_file(data_ + "/audio/longform/hifitts-dev-concat.flac");
+  const std::string body = "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"long.flac\"\r\n\r\n" + audio +
+                           "\r\n--b--\r\n";
+  const std::string head = "POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; "
+                           "boundary=b\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+  const int fd = connect_to(server.port());
+  ASSERT_GE(fd, 0);
+  const std::string request = head + body;
+  for (size_t sent = 0; sent < request.size();) {
+    const ssize_t n = send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    ASSERT_GT(n, 0);
+    sent += static_cast<size_t>(n);
+  }
+  auto client = server.client();
+  bool in_flight = false;
+  for (int i = 0; i < 100 && !in_flight; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto r = client.Get("/metrics");
+    in_flight = r && r->body.find("auris_requests_in_flight 1") != std::string::npos;
+  }
+  ASSERT_TRUE(in_flight);
+  close(fd);  // gone before its 8 chunks are through the batch of 2
+  bool answered = false;
+  for (int i = 0; i < 600 && !answered; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (const std::string& line : server.log()) answered = answered || line.find("\"POST /v1/audio/transcriptions\"") != std::string::npos;
+  }
+  ASSERT_TRUE(answered);
+  bool cancelled = false;
+  for (const std::string& line : server.log()) cancelled = cancelled || line.find("\"POST /v1/audio/transcriptions\" 499") != std::string::npos;
+  EXPECT_TRUE(cancelled) << "the request ends as cancelled, not transcribed to the end";
+  const auto r = client.Get("/health");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
 }
 
 }  // namespace

@@ -18,19 +18,24 @@ bool needs_fallback(const DecodingResult& r, const TranscribeOptions& o) {
 
 }  // namespace
 
+DecodingOptions options_at_temperature(const DecodingOptions& decoding, double temperature) {
+  DecodingOptions attempt = decoding;
+  attempt.temperature = temperature;
+  if (temperature > 0) {
+    attempt.beam_size.reset();
+    attempt.patience.reset();
+  } else {
+    attempt.best_of.reset();
+  }
+  return attempt;
+}
+
 DecodingResult decode_with_fallback(Inference& inference, const Tokenizer& tokenizer, const ModelDims& dims,
                                     const DecodingOptions& decoding, const TranscribeOptions& options,
                                     const std::vector<int>& prompt) {
   DecodingResult result;
   for (double temperature : options.temperatures) {
-    DecodingOptions attempt = decoding;
-    attempt.temperature = temperature;
-    if (temperature > 0) {
-      attempt.beam_size.reset();
-      attempt.patience.reset();
-    } else {
-      attempt.best_of.reset();
-    }
+    DecodingOptions attempt = options_at_temperature(decoding, temperature);
     attempt.prompt = prompt;
     DecodingTask task(tokenizer, dims, attempt);
     result = task.run(inference);  // the window's cross K/V are reused by every retry

@@ -13,6 +13,10 @@
 
 namespace auris {
 
+// One attempt's options at a temperature of the schedule, as openai's decode_with_fallback makes
+// them: beam search (and patience) at temperature 0 only, best-of sampling above it.
+DecodingOptions options_at_temperature(const DecodingOptions& decoding, double temperature);
+
 // decoding: the window's options (language, task, beams, ...), whose temperature, beam and best-of
 // the schedule overrides per attempt; prompt: the tokens after <|startofprev|>. Every attempt reuses
 // the window the inference holds.
