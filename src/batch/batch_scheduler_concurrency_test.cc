@@ -2,7 +2,9 @@
 // request's callbacks arriving from the batch's threads, get every transcript whole.
 #include <gtest/gtest.h>
 
-#include <future>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -22,20 +24,45 @@ TEST(BatchSchedulerConcurrency, ThreadsSubmittingTogetherGetTheirOwnTranscripts)
   const std::vector<std::string> files = {data + "/audio/jfk.flac",
                                           data + "/audio/hifitts-6097/audio/swag_06_tompkins_0883.wav",
                                           data + "/audio/hifitts-6097/audio/roots_19_morris_0392.wav"};
+  // Each client's outcome outlives the scheduler (declared before it), so it is freed on this thread
+  // after the batch's threads are joined, not by whichever thread drops the last callback.
+  struct Outcome {
+    std::mutex mutex;
+    std::condition_variable done;
+    std::string streamed, text;
+    bool finished = false;
+  };
+  std::vector<Outcome> outcomes(files.size() * 2);
+  std::vector<std::string> texts(outcomes.size());
   BatchScheduler scheduler(model, 3, 1);
-  std::vector<std::string> texts(files.size() * 2);
   std::vector<std::thread> clients;
   for (size_t c = 0; c < texts.size(); ++c)
     clients.emplace_back([&, c] {
-      std::promise<std::string> done;
+      Outcome* outcome = &outcomes[c];
+      auto finish = [outcome](std::string text) {
+        std::lock_guard lock(outcome->mutex);
+        outcome->text = std::move(text);
+        outcome->finished = true;
+        outcome->done.notify_all();
+      };
       BatchScheduler::Callbacks callbacks;
-      std::string streamed;
-      callbacks.on_segment = [&](const Segment& s) { streamed += s.text; };
-      callbacks.on_done = [&](Transcript t) { done.set_value(streamed == t.text ? t.text : "streamed text differs"); };
-      callbacks.on_error = [&](const std::string& e) { done.set_value("error: " + e); };
-      auto future = done.get_future();
+      callbacks.on_segment = [outcome](const Segment& s) {
+        std::lock_guard lock(outcome->mutex);
+        outcome->streamed += s.text;
+      };
+      callbacks.on_done = [outcome, finish](Transcript t) {
+        std::string streamed;
+        {
+          std::lock_guard lock(outcome->mutex);
+          streamed = outcome->streamed;
+        }
+        finish(streamed == t.text ? t.text : "streamed text differs");
+      };
+      callbacks.on_error = [finish](const std::string& e) { finish("error: " + e); };
       scheduler.submit(std::make_unique<AudioFileSource>(files[c % files.size()]), greedy, std::move(callbacks));
-      texts[c] = future.get();
+      std::unique_lock lock(outcome->mutex);
+      outcome->done.wait(lock, [&] { return outcome->finished; });
+      texts[c] = outcome->text;
     });
   for (std::thread& t : clients) t.join();
   for (size_t c = 0; c < texts.size(); ++c) {
