@@ -56,7 +56,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -70,48 +69,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "..", "shared", "data", "audio")
 HIFITTS = os.path.join(DATA, "hifitts-6097")
 LONGFORM = os.path.join(DATA, "longform", "hifitts-dev-concat.flac")
-AURIS = os.environ.get("AURIS_BIN", os.path.join(ROOT, "build", "auris"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "server"))
+from auris_server import AURIS, Server  # noqa: E402 (the tests' server, shared)
+
+AURIS = str(AURIS)
 
 
 # --- the server ----------------------------------------------------------------------------------
-
-class Server:
-    """`auris serve ARGS --port 0` (as tests/server/conftest.py's), its URL read from its stderr."""
-
-    def __init__(self, args, env=None):
-        self.log = []
-        self.process = subprocess.Popen([AURIS, "serve", "--port", "0", *args], stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                        env={**os.environ, **(env or {})})
-        self.url = None
-        listening = threading.Event()
-
-        def read_stderr():
-            for line in self.process.stderr:
-                self.log.append(line)
-                match = re.search(r"listening on (http://\S+)", line)
-                if match and not self.url:
-                    self.url = match.group(1)
-                    listening.set()
-            listening.set()
-
-        self.reader = threading.Thread(target=read_stderr, daemon=True)
-        self.reader.start()
-        if not listening.wait(300) or not self.url:
-            self.process.kill()
-            raise RuntimeError("auris serve did not start:\n" + "".join(self.log))
-
-    def stop(self, timeout=600):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            code = self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            raise
-        self.reader.join(5)
-        return code
-
 
 # --- the workload --------------------------------------------------------------------------------
 
@@ -442,7 +406,7 @@ def main():
                    "--max-queue", str(max(64, 2 * args.clients)), "--request-timeout", "600"]
     if args.threads:
         server_args += ["--threads", str(args.threads)]
-    server = Server(server_args, env={"TMPDIR": upload_root})
+    server = Server(*server_args, env={"TMPDIR": upload_root})
     target = Target(server.url, args.model)
     pid = server.process.pid
     print(f"auris serve {' '.join(server_args)} at {server.url} (pid {pid})", flush=True)
