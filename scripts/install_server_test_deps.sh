@@ -4,15 +4,6 @@
 # client, pytest and Selenium (tests/server/requirements.txt). Idempotent; needs root (or sudo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(chromium chromium-driver python3-venv)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+scripts/install_deps.sh chromium chromium-driver python3-venv
 [ -x build/pyenv/bin/python ] || python3 -m venv build/pyenv
 build/pyenv/bin/python -m pip install -q --disable-pip-version-check -r tests/server/requirements.txt
