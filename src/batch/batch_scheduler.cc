@@ -139,9 +139,8 @@ void BatchScheduler::detect_language(WindowEngine& engine, const std::shared_ptr
     std::lock_guard lock(request->mutex);
     request->error = e.what();
     request->remaining = 0;
+    request_ended();
     request->callbacks.on_error(request->error);
-    std::lock_guard scheduler(mutex_);
-    --requests_;
     return;
   }
   request->chunk_options = chunk_options(request->options, request->recording.language);
@@ -179,9 +178,8 @@ void BatchScheduler::drop_unstarted(Request& request) {
   request.remaining -= dropped;
   if (request.error.empty()) request.error = "cancelled";
   if (request.remaining == 0) {
+    request_ended();
     request.callbacks.on_error(request.error);
-    std::lock_guard scheduler(mutex_);
-    --requests_;
   }
 }
 
@@ -201,9 +199,14 @@ void BatchScheduler::finish_chunk(Request& request, size_t chunk, std::vector<Se
     ++request.next_to_deliver;
   }
   if (--request.remaining > 0) return;
+  request_ended();
   if (!request.error.empty()) request.callbacks.on_error(request.error);
   else request.callbacks.on_done(assemble_transcript(r, request.options));
-  std::lock_guard scheduler(mutex_);
+}
+
+void BatchScheduler::request_ended() {
+  // Before the last callback, so that whoever it wakes no longer sees the request in stats().
+  std::lock_guard lock(mutex_);
   --requests_;
 }
 

@@ -86,6 +86,7 @@ class BatchScheduler {
   // Records a chunk's segments (or error), delivers what is now in order, and ends the request after
   // its last chunk.
   void finish_chunk(Request& request, size_t chunk, std::vector<Segment> segments, const std::string& error);
+  void request_ended();
   // The request leaves the queue with its chunks that have not started.
   void drop_unstarted(Request& request);
   const SileroVad& vad_model(const std::string& name_or_path);
