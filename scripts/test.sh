@@ -5,7 +5,8 @@
 #      against the installed library (scripts/test_downstream.sh), then runs the server's
 #      end-to-end tests (tests/server, pytest),
 #   2. builds the library and the command with AddressSanitizer + UndefinedBehaviorSanitizer and runs
-#      every test but the parity suites under them (bad input above all),
+#      every test but the parity suites under them (bad input above all; the CPU kernels under them
+#      in their own tests),
 #   3. builds them with ThreadSanitizer and runs the concurrency tests (*_concurrency_test.cc),
 # and prints the wall time of each phase and the ten slowest tests.
 # Usage: scripts/test.sh   (AURIS_SKIP_SANITIZERS=1 skips 2 and 3)
@@ -105,16 +106,12 @@ phase "tests: server (pytest)" run_pytest tests/server
 
 if [ "${AURIS_SKIP_SANITIZERS:-0}" != "1" ]; then
   # Without the CUDA backend: the sanitizers and the CUDA runtime do not share an address space well,
-  # and no GPU runs it here. The parity suites decode hundreds of windows: too slow under ASan, and
-  # they run the code the other tests run.
+  # and no GPU runs it here. Every test but the parity suites, which decode hundreds of windows
+  # through the code the other tests run. The CPU kernels are instrumented in their own binary,
+  # auris_kernel_tests (src/kernels/cpu/CMakeLists.txt), not in the library the other tests use.
   sanitized=(-DCMAKE_BUILD_TYPE=Sanitize -DAURIS_CUDA=OFF)
-  phase "build: ASan+UBSan" build build-asan "auris_tests auris_cli" "${sanitized[@]}" -DAURIS_SANITIZE=address
-  # Also left to the Release run, as they reach no code the other sanitized tests do not: how many
-  # windows base encodes (seven base encoder passes, three minutes under ASan), jfk transcribed from
-  # every container and codec (each is decoded under ASan by EveryFormatDecodesTheSameAudio), and
-  # the concurrency tests (the TSan pass runs them).
-  phase "tests: ASan+UBSan" run_ctest build-asan asan \
-    -E 'Parity|EncodesTheFirstWindowOnceWhenItIsTheSame|EveryFormatGivesTheSameTranscript|RequestsSubmittedWhileOthersRun|Concurrency'
+  phase "build: ASan+UBSan" build build-asan "auris_tests auris_kernel_tests auris_cli" "${sanitized[@]}" -DAURIS_SANITIZE=address
+  phase "tests: ASan+UBSan" run_ctest build-asan asan -E 'Parity'
   phase "build: TSan" build build-tsan "auris_tests auris_cli" "${sanitized[@]}" -DAURIS_SANITIZE=thread
   phase "tests: TSan" run_ctest build-tsan tsan
 fi

@@ -1,7 +1,7 @@
 // Golden parity with the real openai/whisper package on the same weights (fixtures written by
 // tools/reference/golden.py): log-mel, encoder output and first-step logits within tolerance, and
 // every decode (greedy with and without timestamps, beam search, prompts, detected languages,
-// translation) token for token. float32 matches by construction; float16 (float32 with an fp16
+// translation) token for token (DecodeParity). float32 matches by construction; float16 (float32 with an fp16
 // cross-attention cache, the CLI's default) is checked against the same fixtures, which are what
 // makes it the default.
 #include <gtest/gtest.h>
@@ -111,41 +111,6 @@ TEST_P(Parity, LogMelEncoderAndFirstLogits) {
   }
 }
 
-TEST_P(Parity, EveryDecodeIsTokenForToken) {
-  // Clips share a window: encode each once, decode all of its entries over the same cross K/V.
-  std::map<std::string, std::vector<const test::GoldenDecode*>> by_clip;
-  for (const auto& d : golden_->decodes()) by_clip[d.clip].push_back(&d);
-  ASSERT_FALSE(by_clip.empty());
-
-  Encoder encoder(weights());
-  WindowInference inference(weights());
-  std::vector<float> encoded;
-  int checked = 0;
-  for (const auto& [clip, entries] : by_clip) {
-    encoder.forward(decode_window(clip), encoded);
-    inference.set_window(encoded.data());
-    for (const test::GoldenDecode* g : entries) {
-      SCOPED_TRACE(g->id);
-      DecodingTask task(tokenizer(), weights().dims, to_decoding_options(g->options));
-      const DecodingResult r = task.run(inference);
-      std::vector<int> initial = task.initial_tokens();
-      if (g->language_detected)  // openai writes the detected language into the start sequence
-        initial[task.sot_index() + 1] = *tokenizer().language_token(r.language);
-      EXPECT_EQ(initial, g->initial_tokens);
-      EXPECT_EQ(r.tokens, g->tokens) << "ours: " << r.text << "\nreference: " << g->text;
-      EXPECT_EQ(r.text, g->text);
-      EXPECT_EQ(r.language, g->language);
-      EXPECT_NEAR(r.avg_logprob, g->avg_logprob, 2e-3);
-      EXPECT_NEAR(r.no_speech_prob, g->no_speech_prob, 1e-3);
-      if (r.tokens == g->tokens) {
-        EXPECT_NEAR(r.compression_ratio, g->compression_ratio, 1e-9);
-      }
-      ++checked;
-    }
-  }
-  EXPECT_EQ(checked, static_cast<int>(golden_->decodes().size()));
-}
-
 TEST_P(Parity, DetectedLanguages) {
   if (golden_->detections().empty()) GTEST_SKIP() << model_name() << " is English-only";
   Transcriber transcriber(model_);
@@ -174,6 +139,72 @@ INSTANTIATE_TEST_SUITE_P(Models, Parity,
                            return std::string(std::get<0>(info.param) == "tiny.en" ? "TinyEn" : "Base") + "_" +
                                   compute_type_name(std::get<1>(info.param));
                          });
+
+// Every decode in both compute types. float16 encodes as float32 does (the encoder's weights are
+// packed fp32 in both; float16 narrows only the decoder's), so each clip's window is encoded once
+// and decoded by both models, each over its own cross K/V.
+class DecodeParity : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DecodeParity, EveryDecodeIsTokenForTokenInFloat32AndFloat16) {
+  const std::string& name = GetParam();
+  const std::string data = test::shared_data_dir();
+  const std::string path = test::cached_model(name);
+  if (data.empty() || path.empty()) GTEST_SKIP() << "needs ../shared/data and the " << name << " model";
+  const test::GoldenFixtures golden(name);
+  const std::vector<std::shared_ptr<const Model>> models = {Model::load(path, ComputeType::kFloat32),
+                                                            Model::load(path, ComputeType::kFloat16)};
+  const WhisperModel& weights = models[0]->impl().weights;
+  const Tokenizer& tokenizer = models[0]->impl().tokenizer;
+
+  // Clips share a window: encode each once, decode all of its entries over the same cross K/V.
+  std::map<std::string, std::vector<const test::GoldenDecode*>> by_clip;
+  for (const auto& d : golden.decodes()) by_clip[d.clip].push_back(&d);
+  ASSERT_FALSE(by_clip.empty());
+
+  Encoder encoder(weights);
+  std::vector<WindowInference> inferences;
+  for (const auto& m : models) inferences.emplace_back(m->impl().weights);
+  std::vector<float> encoded;
+  int checked = 0;
+  for (const auto& [clip, entries] : by_clip) {
+    const std::vector<float> samples = load_audio(data + "/" + clip);
+    InMemoryMel mel(samples, weights.dims.n_mels);
+    const LogMel window = mel.window(0, std::min(kChunkFrames, mel.content_frames()));
+    encoder.forward(window, encoded);
+    if (checked == 0) {
+      std::vector<float> encoded_by_float16;
+      Encoder(models[1]->impl().weights).forward(window, encoded_by_float16);
+      ASSERT_EQ(encoded_by_float16, encoded) << "float16 encodes as float32 does: sharing the encoder is exact";
+    }
+    for (size_t t = 0; t < models.size(); ++t) {
+      SCOPED_TRACE(compute_type_name(models[t]->impl().weights.compute_type));
+      WindowInference& inference = inferences[t];
+      inference.set_window(encoded.data());
+      for (const test::GoldenDecode* g : entries) {
+        SCOPED_TRACE(g->id);
+        DecodingTask task(tokenizer, weights.dims, to_decoding_options(g->options));
+        const DecodingResult r = task.run(inference);
+        std::vector<int> initial = task.initial_tokens();
+        if (g->language_detected)  // openai writes the detected language into the start sequence
+          initial[task.sot_index() + 1] = *tokenizer.language_token(r.language);
+        EXPECT_EQ(initial, g->initial_tokens);
+        EXPECT_EQ(r.tokens, g->tokens) << "ours: " << r.text << "\nreference: " << g->text;
+        EXPECT_EQ(r.text, g->text);
+        EXPECT_EQ(r.language, g->language);
+        EXPECT_NEAR(r.avg_logprob, g->avg_logprob, 2e-3);
+        EXPECT_NEAR(r.no_speech_prob, g->no_speech_prob, 1e-3);
+        if (r.tokens == g->tokens) {
+          EXPECT_NEAR(r.compression_ratio, g->compression_ratio, 1e-9);
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, static_cast<int>(2 * golden.decodes().size()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, DecodeParity, ::testing::Values("tiny.en", "base"),
+                         [](const auto& info) { return std::string(info.param == "tiny.en" ? "TinyEn" : "Base"); });
 
 }  // namespace
 }  // namespace auris

@@ -8,6 +8,7 @@
 #include "audio/audio_file.h"
 #include "audio/audio_fixtures_for_tests.h"
 #include "auris/error.h"
+#include "test_support.h"
 
 namespace auris {
 namespace {
@@ -80,15 +81,6 @@ std::string stream_error(const std::string& path) {
   return "(no error)";
 }
 
-std::string load_error(const std::string& path) {
-  try {
-    load_audio(path);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 // Bad input fails with load_audio's message (load_audio is the stream read to the end; this pins
 // that a stream read block by block reports the same).
 TEST(AudioStream, ErrorsAreLoadAudios) {
@@ -101,7 +93,7 @@ TEST(AudioStream, ErrorsAreLoadAudios) {
     SCOPED_TRACE(path);
     const std::string e = stream_error(path);
     EXPECT_NE(e, "(no error)");
-    EXPECT_EQ(e, load_error(path));
+    EXPECT_EQ(e, test::error_of([&] { load_audio(path); }));
   }
 }
 

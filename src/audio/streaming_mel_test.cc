@@ -154,15 +154,6 @@ TEST(StreamingMel, RejectsUnsupportedMelCounts) {
   EXPECT_THROW(StreamingMel(path, 0), Error);
 }
 
-std::string load_error(const std::string& path) {
-  try {
-    load_audio(path);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 std::string streaming_error(const std::string& path) {
   try {
     StreamingMel mel(path, 80);
@@ -183,7 +174,7 @@ TEST(StreamingMel, ErrorsAreLoadAudios) {
     SCOPED_TRACE(path);
     const std::string e = streaming_error(path);
     EXPECT_NE(e, "(no error)");
-    EXPECT_EQ(e, load_error(path));
+    EXPECT_EQ(e, test::error_of([&] { load_audio(path); }));
   }
 }
 
@@ -195,7 +186,7 @@ TEST(StreamingMel, EmptyStandardInputIsLoadAudiosError) {
   };
   const std::string streamed = with_empty_stdin(streaming_error);
   EXPECT_NE(streamed.find("standard input"), std::string::npos) << streamed;
-  EXPECT_EQ(streamed, with_empty_stdin(load_error));
+  EXPECT_EQ(streamed, with_empty_stdin([](const std::string& path) { return test::error_of([&] { load_audio(path); }); }));
 }
 
 }  // namespace
