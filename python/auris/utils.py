@@ -1,0 +1,46 @@
+"""The model registry and cache: faster-whisper's available_models, download_model, format_timestamp."""
+
+import os
+from typing import List, Optional
+
+from auris import _core
+
+
+def available_models() -> List[str]:
+    """The names of the official models auris can download (tiny.en, base, ..., large-v3-turbo)."""
+    return list(_core.registry_models())
+
+
+def download_model(
+    size_or_id: str,
+    output_dir: Optional[str] = None,
+    local_files_only: bool = False,
+    cache_dir: Optional[str] = None,
+) -> str:
+    """Downloads an official model (CTranslate2 format, sha256-checked) and returns its directory.
+
+    Models land in cache_dir (default: auris's model cache, $AURIS_MODEL_DIR or
+    ~/.cache/auris/models); output_dir is where they go instead, if given. A model already there is
+    not downloaded again.
+    """
+    if not _core.is_registry_model(size_or_id):
+        raise ValueError(f"unknown model '{size_or_id}': choose one of {', '.join(available_models())}")
+    directory = output_dir or cache_dir or _core.model_cache_dir()
+    existing = os.path.join(directory, size_or_id)
+    if os.path.isdir(existing):
+        return existing
+    if local_files_only:
+        raise FileNotFoundError(f"model '{size_or_id}' is not in {directory} and local_files_only=True")
+    return _core.download_model(size_or_id, directory)
+
+
+def format_timestamp(seconds: float, always_include_hours: bool = False, decimal_marker: str = ".") -> str:
+    """'[HH:]MM:SS.mmm', as faster-whisper and openai/whisper write times."""
+    if seconds < 0:
+        raise ValueError("non-negative timestamp expected")
+    milliseconds = round(seconds * 1000.0)
+    hours, milliseconds = divmod(milliseconds, 3_600_000)
+    minutes, milliseconds = divmod(milliseconds, 60_000)
+    whole, milliseconds = divmod(milliseconds, 1_000)
+    hours_marker = f"{hours:02d}:" if always_include_hours or hours > 0 else ""
+    return f"{hours_marker}{minutes:02d}:{whole:02d}{decimal_marker}{milliseconds:03d}"

@@ -1,0 +1,179 @@
+"""auris.WhisperModel and BatchedInferencePipeline: faster-whisper's results and types, the CLI's
+segments, a lazy generator that can be closed, one model shared by threads, and bad input raising
+a Python exception that says what is wrong."""
+
+import dataclasses
+import io
+import threading
+
+import numpy as np
+import pytest
+
+import auris
+from auris import BatchedInferencePipeline, Segment, TranscriptionInfo, WhisperModel, decode_audio
+from conftest import cli_segments
+
+
+def test_segments_and_info_equal_the_cli(tiny_en, jfk, cli):
+    segments, info = tiny_en.transcribe(jfk, word_timestamps=True)
+    assert isinstance(info, TranscriptionInfo)
+    assert (info.language, info.language_probability) == ("en", 1.0)
+    assert info.duration == pytest.approx(11.0, abs=0.01)
+    assert info.duration_after_vad == info.duration
+    assert info.transcription_options.beam_size == 5
+    segments = list(segments)
+    expected = cli_segments(cli, jfk, "-m", "tiny.en", "--compute-type", "float16", "--word-timestamps")
+    assert [s.tokens for s in segments] == [s["tokens"] for s in expected]
+    assert [(s.start, s.end, s.text) for s in segments] == [(s["start"], s["end"], s["text"]) for s in expected]
+    assert [s.id for s in segments] == list(range(1, len(segments) + 1))  # faster-whisper counts from 1
+    first = segments[0]
+    assert isinstance(first, Segment) and dataclasses.is_dataclass(first)
+    assert first.words[0].word == " And" and 0 <= first.words[0].probability <= 1
+    assert first.temperature == 0.0
+
+
+def test_arrays_file_objects_and_paths_give_the_same_segments(tiny_en, jfk):
+    by_path = [s.text for s in tiny_en.transcribe(jfk, beam_size=1)[0]]
+    samples = decode_audio(jfk)
+    assert samples.dtype == np.float32 and samples.shape == (176000,)
+    assert [s.text for s in tiny_en.transcribe(samples, beam_size=1)[0]] == by_path
+    with open(jfk, "rb") as f:
+        assert [s.text for s in tiny_en.transcribe(f, beam_size=1)[0]] == by_path
+    with open(jfk, "rb") as f:
+        assert [s.text for s in tiny_en.transcribe(io.BytesIO(f.read()), beam_size=1)[0]] == by_path
+
+
+def test_segments_are_lazy_and_a_closed_generator_stops(tiny_en, data):
+    long_form = str(data / "audio" / "longform" / "hifitts-dev-concat.flac")
+    segments, info = tiny_en.transcribe(long_form, beam_size=1)
+    assert info.duration > 200
+    first = next(segments)
+    assert first.start == 0.0
+    segments.close()
+    with pytest.raises(StopIteration):
+        next(segments)
+
+
+def test_vad_reports_the_speech_and_keeps_the_timeline(tiny_en, jfk, data, cli):
+    vad = str(data / "vad" / "for-tests-silero-v6.2.0-ggml.bin")
+    padded = np.concatenate([np.zeros(16000 * 20, np.float32), decode_audio(jfk)])
+    segments, info = tiny_en.transcribe(padded, beam_size=1, vad_filter=True, vad_parameters={"model": vad})
+    assert info.duration == pytest.approx(31.0, abs=0.01)
+    assert 10 < info.duration_after_vad < 12
+    assert info.vad_options.model == vad
+    segments = list(segments)
+    assert segments[0].start >= 19.5, "times are on the original timeline"
+    with pytest.raises(TypeError, match="unknown_knob"):
+        tiny_en.transcribe(padded, vad_filter=True, vad_parameters={"unknown_knob": 1})
+
+
+def test_the_batched_pipeline_equals_the_clis_batched_transcription(tiny_en, data, cli):
+    vad = str(data / "vad" / "for-tests-silero-v6.2.0-ggml.bin")
+    long_form = str(data / "audio" / "longform" / "hifitts-dev-concat.flac")
+    segments, info = BatchedInferencePipeline(tiny_en).transcribe(
+        long_form, batch_size=4, vad_parameters={"model": vad, "min_silence_duration_ms": 160})
+    expected = cli_segments(cli, long_form, "-m", "tiny.en", "--compute-type", "float16", "--batch-size", "4",
+                            "--vad", "--vad-model", vad, "--without-timestamps")
+    got = list(segments)
+    assert [s.text for s in got] == [s["text"] for s in expected]
+    assert [s.start for s in got] == [s["start"] for s in expected]
+    assert info.duration_after_vad <= info.duration
+
+
+def test_threads_share_one_model(tiny_en, data):
+    clips = [str(data / "audio" / "hifitts-6097" / "audio" / f"{name}.wav")
+             for name in ("swag_06_tompkins_0883", "roots_19_morris_0392")]
+    alone = [[s.text for s in tiny_en.transcribe(c, beam_size=1)[0]] for c in clips]
+    together = [None, None]
+
+    def run(i):
+        together[i] = [s.text for s in tiny_en.transcribe(clips[i], beam_size=1)[0]]
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert together == alone
+
+
+def test_utilities():
+    assert "tiny.en" in auris.available_models() and "large-v3" in auris.available_models()
+    assert auris.format_timestamp(3661.5) == "01:01:01.500"
+    with pytest.raises(ValueError, match="unknown model"):
+        auris.download_model("tiny-but-not-a-model")
+
+
+# Bad input: an exception with the message, never a crash.
+
+def test_a_missing_model_says_how_to_get_it(tmp_path):
+    with pytest.raises(auris.AurisError, match="no-such-model"):
+        WhisperModel(str(tmp_path / "no-such-model"))
+
+
+def test_a_corrupt_model_and_a_corrupt_audio_file_raise(tmp_path, tiny_en):
+    bad_model = tmp_path / "model.bin"
+    bad_model.write_bytes(b"lmgg" + b"\0" * 64)
+    with pytest.raises(auris.AurisError):
+        WhisperModel(str(bad_model))
+    bad_audio = tmp_path / "notes.wav"
+    bad_audio.write_text("not audio at all")
+    with pytest.raises(auris.AurisError, match="notes.wav"):
+        tiny_en.transcribe(str(bad_audio))
+    with pytest.raises(auris.AurisError):
+        tiny_en.transcribe(str(tmp_path / "missing.flac"))
+
+
+@pytest.mark.parametrize("audio, message", [
+    (np.zeros(16000, np.float64), "float32"),
+    (np.zeros((2, 16000), np.float32), "one-dimensional"),
+    (np.zeros(0, np.float32), "empty"),
+])
+def test_bad_arrays_raise_value_error(tiny_en, audio, message):
+    with pytest.raises(ValueError, match=message):
+        tiny_en.transcribe(audio)
+
+
+def test_bad_options_raise(tiny_en, jfk):
+    with pytest.raises(TypeError, match="not_an_option"):
+        tiny_en.transcribe(jfk, not_an_option=1)
+    with pytest.raises(ValueError, match="16000"):
+        decode_audio(jfk, sampling_rate=8000)
+    with pytest.raises(ValueError, match="repetition_penalty"):
+        tiny_en.transcribe(jfk, repetition_penalty=1.5)
+    with pytest.raises(ValueError, match="task"):
+        tiny_en.transcribe(jfk, task="summarise")
+    with pytest.raises(auris.AurisError, match="language"):
+        tiny_en.transcribe(jfk, language="klingon")
+    with pytest.raises(ValueError, match="compute_type"):
+        WhisperModel("tiny.en", compute_type="float8")
+    with pytest.raises(ValueError, match="batch_size"):
+        BatchedInferencePipeline(tiny_en).transcribe(jfk, batch_size=0)
+
+
+def test_ctrl_c_stops_a_transcription(tmp_path, cache_dir, data):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    long_form = str(data / "audio" / "longform" / "hifitts-dev-concat.flac")
+    script = tmp_path / "interrupted.py"
+    script.write_text(
+        "import sys\n"
+        "from auris import WhisperModel\n"
+        f"segments, _ = WhisperModel('tiny.en').transcribe({long_form!r}, beam_size=5)\n"
+        "next(segments)\n"
+        "try:\n"
+        "    print('started', flush=True)\n"
+        "    for s in segments: pass\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+        "    sys.exit(3)\n")
+    child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "started"
+    child.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    out, _ = child.communicate(timeout=60)
+    assert child.returncode == 3 and out.strip() == "interrupted"
+    assert time.monotonic() - start < 10, "stopped within a window, not at the end"

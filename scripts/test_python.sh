@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The Python package as a user gets it: a fresh virtual environment, `pip install .` (scikit-build-core
+# builds the engine and auris._core; through ccache when scripts/test.sh set it up), then its tests
+# (python/tests, pytest) against the CLI of the Release tree.
+# Usage: scripts/test_python.sh [BUILD_TREE]   (default: build, for its auris command)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tree=${1:-build}
+scripts/install_deps.sh python3-dev python3-venv
+venv=build/python-venv
+rm -rf "$venv"
+python3 -m venv "$venv"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check ".[test]"
+# From outside the source tree, so that `import auris` is the installed package, not python/auris.
+cd python/tests
+AURIS_CLI="$OLDPWD/$tree/auris" "../../$venv/bin/python" -m pytest -q -p no:cacheprovider .

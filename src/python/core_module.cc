@@ -1,0 +1,301 @@
+// auris._core: what the Python package (python/auris) needs from the engine. The package keeps
+// faster-whisper's API in Python; here are a model, audio decoding, the model cache, and a
+// transcription prepared eagerly (speech found, language detected: faster-whisper's
+// TranscriptionInfo) whose segments are then pulled one at a time from a SegmentStream. Every call
+// that decodes releases the GIL; auris::Error becomes auris.AurisError.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "api/model_impl.h"
+#include "api/segment_stream.h"
+#include "audio/audio_file.h"
+#include "decoding/decoding_task.h"
+#include "auris/batch.h"
+#include "auris/error.h"
+#include "auris/transcribe.h"
+#include "model/model_download.h"
+#include "model/model_registry.h"
+#include "transcribe/seek_loop.h"
+#include "transcribe/temperature_fallback.h"
+#include "transcribe/speech_only_audio.h"
+#include "transcribe/vad_filter.h"
+#include "vad/silero_vad.h"
+#include "vad/speech_chunks.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace auris {
+namespace {
+
+using Audio = nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+// A loaded Whisper model and the VAD models its transcriptions asked for (loaded once, shared by
+// threads: both are read-only once loaded).
+class PyModel {
+ public:
+  PyModel(const std::string& path_or_name, const std::string& compute_type, const std::string& device) {
+    const ComputeType type = parse_compute_type(compute_type);
+    const Device where = parse_device(device);
+    nb::gil_scoped_release release;
+    model_ = Model::load(path_or_name, type, where);
+  }
+  const std::shared_ptr<const Model>& model() const { return model_; }
+
+  const SileroVad& vad(const std::string& name_or_path) {
+    const std::string path = resolve_vad_model_path(name_or_path, model_cache_dir());
+    std::lock_guard lock(vad_mutex_);
+    std::unique_ptr<SileroVad>& vad = vads_[path];
+    if (!vad) vad = std::make_unique<SileroVad>(path);
+    return *vad;
+  }
+
+ private:
+  std::shared_ptr<const Model> model_;
+  std::mutex vad_mutex_;
+  std::map<std::string, std::unique_ptr<SileroVad>> vads_;
+};
+
+std::optional<double> optional_double(const nb::dict& d, const char* key) {
+  if (!d.contains(key) || d[key].is_none()) return std::nullopt;
+  return nb::cast<double>(d[key]);
+}
+
+// The Python layer's option dict (keys of TranscribeOptions, already checked there) as options.
+TranscribeOptions transcribe_options(const nb::dict& d) {
+  TranscribeOptions o;
+  DecodingOptions& dec = o.decoding;
+  dec.task = nb::cast<std::string>(d["task"]);
+  if (!d["language"].is_none()) dec.language = nb::cast<std::string>(d["language"]);
+  // A beam of one is greedy decoding (and then has no patience), as in faster-whisper.
+  if (const int beams = nb::cast<int>(d["beam_size"]); beams > 1) {
+    dec.beam_size = beams;
+    dec.patience = nb::cast<double>(d["patience"]);
+  }
+  dec.best_of = nb::cast<int>(d["best_of"]);
+  if (!d["max_new_tokens"].is_none()) dec.sample_len = nb::cast<int>(d["max_new_tokens"]);
+  if (!d["prefix"].is_none()) dec.prefix = TextOrTokens(nb::cast<std::string>(d["prefix"]));
+  dec.suppress_blank = nb::cast<bool>(d["suppress_blank"]);
+  dec.suppress_tokens = TextOrTokens(nb::cast<std::vector<int>>(d["suppress_tokens"]));
+  dec.without_timestamps = nb::cast<bool>(d["without_timestamps"]);
+  dec.max_initial_timestamp = optional_double(d, "max_initial_timestamp");
+  o.temperatures = nb::cast<std::vector<double>>(d["temperatures"]);
+  o.compression_ratio_threshold = optional_double(d, "compression_ratio_threshold");
+  o.logprob_threshold = optional_double(d, "log_prob_threshold");
+  o.no_speech_threshold = optional_double(d, "no_speech_threshold");
+  o.condition_on_previous_text = nb::cast<bool>(d["condition_on_previous_text"]);
+  if (!d["initial_prompt"].is_none()) o.initial_prompt = nb::cast<std::string>(d["initial_prompt"]);
+  o.word_timestamps = nb::cast<bool>(d["word_timestamps"]);
+  o.prepend_punctuations = nb::cast<std::string>(d["prepend_punctuations"]);
+  o.append_punctuations = nb::cast<std::string>(d["append_punctuations"]);
+  o.hallucination_silence_threshold = optional_double(d, "hallucination_silence_threshold");
+  o.clip_timestamps = nb::cast<std::vector<double>>(d["clip_timestamps"]);
+  if (!d["vad"].is_none()) {
+    const nb::dict v = nb::cast<nb::dict>(d["vad"]);
+    VadParameters p;
+    p.threshold = nb::cast<double>(v["threshold"]);
+    p.neg_threshold = optional_double(v, "neg_threshold");
+    p.min_speech_duration_ms = nb::cast<int>(v["min_speech_duration_ms"]);
+    p.max_speech_duration_s = nb::cast<double>(v["max_speech_duration_s"]);
+    p.min_silence_duration_ms = nb::cast<int>(v["min_silence_duration_ms"]);
+    p.speech_pad_ms = nb::cast<int>(v["speech_pad_ms"]);
+    p.model = nb::cast<std::string>(v["model"]);
+    o.vad = p;
+  }
+  return o;
+}
+
+// Bad options fail at transcribe(), not at the first segment: each temperature's decoding options
+// as the seek loop will use them.
+void check_options(const TranscribeOptions& options, const Model& model) {
+  check_transcribe_options(options);
+  for (const double t : options.temperatures)
+    DecodingTask(model.impl().tokenizer, model.impl().weights.dims, options_at_temperature(options.decoding, t));
+}
+
+// One transcription: what faster-whisper's transcribe() knows before its first segment (found
+// eagerly, as it does), then its segments pulled from a stream.
+class PyTranscription {
+ public:
+  PyTranscription(PyModel& py_model, Audio audio, const nb::dict& options_dict, int threads, int batch_size) {
+    TranscribeOptions options = transcribe_options(options_dict);
+    std::vector<float> samples(audio.data(), audio.data() + audio.shape(0));
+    const std::shared_ptr<const Model> model = py_model.model();
+    const Tokenizer& tokenizer = model->impl().tokenizer;
+    auto transcriber = std::make_shared<Transcriber>(model);
+    transcriber->set_threads(threads);
+    if (samples.empty()) throw Error("the audio is empty: there is nothing to transcribe");
+    if (batch_size < 0 || batch_size > 256) throw Error("batch_size must be 1 to 256, got " + std::to_string(batch_size));
+    if (options.vad) validate(*options.vad);
+    check_options(options, *model);
+    {
+      nb::gil_scoped_release release;
+      duration_ = static_cast<double>(samples.size()) / kSampleRate;
+      duration_after_vad_ = duration_;
+      std::vector<float> speech;
+      if (options.vad) {
+        const SpeechDetection found =
+            detect_speech(py_model.vad(options.vad->model), samples, speech_timestamps_options(*options.vad));
+        speech = collect_speech(samples, found.spans);
+        duration_after_vad_ = static_cast<double>(found.speech_samples()) / kSampleRate;
+      }
+      const std::span<const float> heard = options.vad ? std::span<const float>(speech) : std::span<const float>(samples);
+      if (options.decoding.language) {
+        language_ = *options.decoding.language;
+        language_probability_ = 1.0;
+      } else if (!tokenizer.multilingual()) {
+        language_ = "en";
+        language_probability_ = 1.0;
+      } else if (!heard.empty()) {
+        // As transcribe() would detect it: the first 30 s of what is transcribed. The transcriber
+        // keeps that window, so the transcription does not encode it again.
+        for (const auto& [code, p] : transcriber->detect_language(heard, kSampleRate)) all_language_probs_.emplace_back(code, p);
+        std::stable_sort(all_language_probs_.begin(), all_language_probs_.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
+        language_ = all_language_probs_.front().first;
+        language_probability_ = all_language_probs_.front().second;
+        options.decoding.language = language_;
+      }
+    }
+    SegmentStream::Transcription run;
+    auto shared_samples = std::make_shared<const std::vector<float>>(std::move(samples));
+    if (batch_size > 0) {
+      auto batch = std::make_shared<BatchTranscriber>(model, batch_size);
+      batch->set_threads(threads);
+      run = [batch, shared_samples](const TranscribeOptions& o) {
+        TranscribeOptions plain = o;
+        plain.on_segment = nullptr;
+        plain.on_progress = nullptr;
+        Transcript t = batch->transcribe(*shared_samples, kSampleRate, plain);
+        for (const Segment& s : t.segments) o.on_segment(s);
+        return t;
+      };
+    } else {
+      run = [transcriber, shared_samples](const TranscribeOptions& o) {
+        return transcriber->transcribe(*shared_samples, kSampleRate, o);
+      };
+    }
+    stream_ = std::make_unique<SegmentStream>(std::move(run), std::move(options));
+  }
+
+  // (segment or None, finished): waits up to wait_ms with the GIL released.
+  nb::object next(int wait_ms) {
+    Segment s;
+    SegmentStream::Next n;
+    {
+      nb::gil_scoped_release release;
+      n = stream_->next(s, std::chrono::milliseconds(wait_ms));
+    }
+    if (n == SegmentStream::Next::kSegment) return nb::cast(std::move(s));
+    if (n == SegmentStream::Next::kEnd) return nb::cast(true);
+    return nb::none();
+  }
+
+  void close() {
+    nb::gil_scoped_release release;
+    stream_->close();
+  }
+
+  std::string language_;
+  double language_probability_ = 0;
+  std::vector<std::pair<std::string, float>> all_language_probs_;
+  double duration_ = 0, duration_after_vad_ = 0;
+
+ private:
+  std::unique_ptr<SegmentStream> stream_;
+};
+
+nb::ndarray<nb::numpy, float, nb::ndim<1>> to_numpy(std::vector<float> samples) {
+  auto* owned = new std::vector<float>(std::move(samples));
+  nb::capsule free_it(owned, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
+  return nb::ndarray<nb::numpy, float, nb::ndim<1>>(owned->data(), {owned->size()}, free_it);
+}
+
+}  // namespace
+}  // namespace auris
+
+NB_MODULE(_core, m) {
+  using namespace auris;
+  m.doc() = "The auris engine, as the auris package uses it (see auris.WhisperModel).";
+  nb::exception<Error>(m, "AurisError", PyExc_RuntimeError);
+
+  nb::class_<Word>(m, "Word")
+      .def_ro("word", &Word::word)
+      .def_ro("start", &Word::start)
+      .def_ro("end", &Word::end)
+      .def_ro("probability", &Word::probability);
+  nb::class_<Segment>(m, "Segment")
+      .def_ro("id", &Segment::id)
+      .def_ro("seek", &Segment::seek)
+      .def_ro("start", &Segment::start)
+      .def_ro("end", &Segment::end)
+      .def_ro("text", &Segment::text)
+      .def_ro("tokens", &Segment::tokens)
+      .def_ro("temperature", &Segment::temperature)
+      .def_ro("avg_logprob", &Segment::avg_logprob)
+      .def_ro("compression_ratio", &Segment::compression_ratio)
+      .def_ro("no_speech_prob", &Segment::no_speech_prob)
+      .def_ro("words", &Segment::words);
+
+  nb::class_<PyModel>(m, "Model")
+      .def(nb::init<const std::string&, const std::string&, const std::string&>(), "path_or_name"_a,
+           "compute_type"_a = "float32", "device"_a = "cpu")
+      .def_prop_ro("multilingual", [](const PyModel& p) { return p.model()->info().multilingual; })
+      .def_prop_ro("n_mels", [](const PyModel& p) { return p.model()->info().n_mels; })
+      .def_prop_ro("path", [](const PyModel& p) { return p.model()->info().path; })
+      .def_prop_ro("compute_type", [](const PyModel& p) { return compute_type_name(p.model()->info().compute_type); })
+      .def_prop_ro("languages", [](const PyModel& p) { return p.model()->impl().tokenizer.language_codes(); });
+
+  nb::class_<PyTranscription>(m, "Transcription")
+      .def(nb::init<PyModel&, Audio, const nb::dict&, int, int>(), "model"_a, "audio"_a, "options"_a, "threads"_a,
+           "batch_size"_a)
+      .def("next", &PyTranscription::next, "wait_ms"_a,
+           "The next Segment, True at the end, or None if none came within wait_ms.")
+      .def("close", &PyTranscription::close, "Stops the transcription before its next window.")
+      .def_ro("language", &PyTranscription::language_)
+      .def_ro("language_probability", &PyTranscription::language_probability_)
+      .def_ro("all_language_probs", &PyTranscription::all_language_probs_)
+      .def_ro("duration", &PyTranscription::duration_)
+      .def_ro("duration_after_vad", &PyTranscription::duration_after_vad_);
+
+  m.def(
+      "load_audio",
+      [](const std::string& path) {
+        std::vector<float> samples;
+        {
+          nb::gil_scoped_release release;
+          samples = load_audio(path);
+        }
+        return to_numpy(std::move(samples));
+      },
+      "path"_a, "Decodes an audio or video file to mono float32 samples at 16 kHz (FFmpeg).");
+  m.def("model_cache_dir", &model_cache_dir);
+  m.def("registry_models", [] {
+    std::vector<std::string> names;
+    for (const RegistryModel& r : registry_models()) names.push_back(r.name);
+    return names;
+  });
+  m.def("is_registry_model", [](const std::string& name) { return find_registry_model(name).has_value(); });
+  m.def(
+      "download_model",
+      [](const std::string& name, const std::string& cache_dir) {
+        const DownloadPlan plan = plan_download(name, DownloadFormat::kCTranslate2, cache_dir);
+        nb::gil_scoped_release release;
+        run_download(plan);
+        return plan.destination;
+      },
+      "name"_a, "cache_dir"_a, "Downloads a registry model (CTranslate2 format) into cache_dir; returns its path.");
+}
