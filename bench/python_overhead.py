@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""What the Python package costs over the CLI: the same transcription as `auris transcribe` and as
+`auris.WhisperModel(...).transcribe(...)`, each a whole process (start, model load, audio decode,
+transcription), taken in turns so that the machine's noise falls on both. Prints the median and the
+spread of each and their ratio, and checks that both gave the same text.
+
+Usage: bench/python_overhead.py --python VENV/bin/python [--cli build/auris] [--model base]
+       [--audio ../shared/data/audio/longform/hifitts-dev-concat.flac] [--repeats 5] [--threads 2]
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+PYTHON_JOB = """
+import sys
+from auris import WhisperModel
+model = WhisperModel(sys.argv[1], cpu_threads=int(sys.argv[3]))
+segments, info = model.transcribe(sys.argv[2], beam_size=5)
+print("".join(s.text for s in segments).strip())
+"""
+
+
+def timed(command):
+    start = time.perf_counter()
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    return time.perf_counter() - start, out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--python", required=True, help="a Python with the auris package installed")
+    parser.add_argument("--cli", default=str(REPO / "build" / "auris"))
+    parser.add_argument("--model", default="base")
+    parser.add_argument("--audio", default=str(REPO.parent / "shared/data/audio/longform/hifitts-dev-concat.flac"))
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as out:
+        cli = [args.cli, "transcribe", "-m", args.model, "-t", str(args.threads), "--beam-size", "5", "-f", "txt",
+               "-o", out, args.audio]
+        job = Path(out) / "job.py"
+        job.write_text(PYTHON_JOB)
+        python = [args.python, str(job), args.model, args.audio, str(args.threads)]
+        times = {"cli": [], "python": []}
+        texts = {}
+        timed(cli)  # warm the page cache and the model files
+        for _ in range(args.repeats):
+            for name, command in (("cli", cli), ("python", python)):
+                seconds, _ = timed(command)
+                times[name].append(seconds)
+        texts["cli"] = (Path(out) / (Path(args.audio).stem + ".txt")).read_text()
+        texts["python"] = timed(python)[1]
+
+    def norm(text):
+        return " ".join(text.split())
+
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    family = [line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+              if line.startswith(("cpu family", "model\t"))][:2]
+    print(f"CPU: {cpu} (family {family[0]} model {family[1]}), {os.cpu_count()} cores; "
+          f"{args.model}, beam 5, {args.threads} threads, {Path(args.audio).name}, {args.repeats} runs each")
+    for name in ("cli", "python"):
+        t = times[name]
+        print(f"{name:7s} median {statistics.median(t):7.3f} s   min {min(t):7.3f}   max {max(t):7.3f}")
+    ratio = statistics.median(times["python"]) / statistics.median(times["cli"])
+    print(f"python / cli: {ratio:.4f} ({(ratio - 1) * 100:+.2f}%)")
+    print("same text:", norm(texts["cli"]) == norm(texts["python"]))
+
+
+if __name__ == "__main__":
+    main()
