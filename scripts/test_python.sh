@@ -11,6 +11,13 @@ scripts/install_deps.sh python3-dev python3-venv
 venv=build/python-venv
 rm -rf "$venv"
 python3 -m venv "$venv"
+# The Release tree's compilers: ccache keys on the compiler's name too (c++ is not g++), so with them
+# the library's objects come from the cache.
+if [ -f "$tree/CMakeCache.txt" ]; then
+  CXX=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$tree/CMakeCache.txt")
+  CC=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$tree/CMakeCache.txt")
+  export CXX CC
+fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check ".[test]"
 # From outside the source tree, so that `import auris` is the installed package, not python/auris.
 cd python/tests
