@@ -406,9 +406,17 @@ def test_slow_clients(server, healthy):
         except AssertionError as e:
             problems.append(f"slow headers: {e}")
     if isinstance(results["body"][0], tuple):
-        logged = "".join(server.log[log_start:])
-        if not re.search(r'"POST /v1/audio/transcriptions" 408 ', logged):
-            problems.append("the 408 has no access-log line:\n" + logged)
+        # The line may follow the answer by a moment: the server writes it after the 408, and the
+        # log reaches us through a pipe and a reader thread.
+        deadline = time.monotonic() + 5
+        while True:
+            logged = "".join(server.log[log_start:])
+            if re.search(r'"POST /v1/audio/transcriptions" 408 ', logged):
+                break
+            if time.monotonic() > deadline:
+                problems.append("the 408 has no access-log line:\n" + logged)
+                break
+            time.sleep(0.1)
     assert not problems, "\n".join(problems)
     healthy(server)
 
