@@ -274,10 +274,12 @@ class WhisperModel:
         and the language detected on the first 30 s); segments is a generator, and the
         transcription runs as it is iterated.
         """
-        return _transcribe(self, 0, **locals_without_self(locals()))
+        return _transcribe(self, 0, **_arguments(locals()))
 
 
-def locals_without_self(values: dict) -> dict:
+def _arguments(values: dict) -> dict:
+    """A transcribe() call's arguments, passed on by name (the two signatures are faster-whisper's,
+    spelled out for help() and type checkers, with the pipelines' different defaults)."""
     return {k: v for k, v in values.items() if k not in ("self", "__class__")}
 
 
@@ -337,7 +339,7 @@ class BatchedInferencePipeline:
                 vad_parameters = VadOptions(max_speech_duration_s=30, min_silence_duration_ms=160)
             elif isinstance(vad_parameters, dict):
                 vad_parameters = {**vad_parameters, "max_speech_duration_s": 30}
-        kwargs = locals_without_self(locals())
+        kwargs = _arguments(locals())
         del kwargs["batch_size"]
         return _transcribe(self.model, batch_size, **kwargs)
 
