@@ -73,8 +73,8 @@ run_pytest() {
 # The compiler cache: a rerun (a later CI run on the same machine, a developer's second run) compiles
 # only what changed. Paths under the clone are hashed relative to it, and the sanitized trees' debug
 # info does not hash the working directory, so another clone hits too; the precompiled test header
-# needs the sloppiness settings. -march=native is hashed as written, not as
-# the CPU it means, so each CPU's feature set gets a cache of its own.
+# needs the sloppiness settings. The build is portable, but -DAURIS_NATIVE=ON's -march=native is
+# hashed as written, not as the CPU it means, so each CPU's feature set keeps a cache of its own.
 launcher=()
 use_ccache() {
   command -v ccache >/dev/null 2>&1 || return 0

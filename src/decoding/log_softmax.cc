@@ -4,10 +4,11 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu/dispatched_kernels.h"
 #include "kernels/cpu/norm_activation.h"
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/simd.h"  // last: it enables the path's instructions
 
-namespace auris {
+namespace auris::AURIS_CPU_PATH {
 
 namespace {
 
@@ -53,4 +54,4 @@ double softmax_probability(std::span<const float> logits, int index) {
   return std::exp(static_cast<double>(logits[index] - m)) / sum;
 }
 
-}  // namespace auris
+}  // namespace auris::AURIS_CPU_PATH

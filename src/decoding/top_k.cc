@@ -2,9 +2,10 @@
 
 #include <algorithm>
 
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/dispatched_kernels.h"
+#include "kernels/cpu/simd.h"  // last: it enables the path's instructions
 
-namespace auris {
+namespace auris::AURIS_CPU_PATH {
 
 std::vector<int> top_k(std::span<const float> values, int k) {
   const int n = static_cast<int>(values.size());
@@ -32,4 +33,4 @@ std::vector<int> top_k(std::span<const float> values, int k) {
   return best;
 }
 
-}  // namespace auris
+}  // namespace auris::AURIS_CPU_PATH

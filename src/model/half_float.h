@@ -7,9 +7,6 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__F16C__)
-#include <immintrin.h>
-#endif
 
 namespace auris {
 
@@ -68,40 +65,11 @@ inline uint16_t float_to_bf16(float f) {
 }
 
 // n fp16 values from `bytes` (any alignment, little-endian) into dst, eight at a time with F16C where
-// the build has it: loading a model converts hundreds of millions.
-inline void fp16_to_float_n(const uint8_t* bytes, size_t n, float* dst) {
-  size_t i = 0;
-#if defined(__F16C__)
-  for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + 2 * i))));
-#endif
-  for (; i < n; ++i) {
-    uint16_t h;
-    std::memcpy(&h, bytes + 2 * i, 2);
-    dst[i] = fp16_to_float(h);
-  }
-}
+// the CPU path has it (cpu_path.h): loading a model converts hundreds of millions.
+void fp16_to_float_n(const uint8_t* bytes, size_t n, float* dst);
 
 // Converts n floats to fp16 (nearest even) into dst; returns whether every one was an fp16 value,
 // i.e. whether the conversion lost nothing.
-inline bool float_to_fp16_exact_n(const float* src, size_t n, uint16_t* dst) {
-  bool exact = true;
-  size_t i = 0;
-#if defined(__F16C__)
-  __m256 differs = _mm256_setzero_ps();
-  for (; i + 8 <= n; i += 8) {
-    const __m256 x = _mm256_loadu_ps(src + i);
-    const __m128i h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), h);
-    differs = _mm256_or_ps(differs, _mm256_cmp_ps(_mm256_cvtph_ps(h), x, _CMP_NEQ_UQ));
-  }
-  exact = _mm256_testz_ps(differs, differs);
-#endif
-  for (; i < n; ++i) {
-    dst[i] = float_to_fp16(src[i]);
-    exact = exact && fp16_to_float(dst[i]) == src[i];
-  }
-  return exact;
-}
+bool float_to_fp16_exact_n(const float* src, size_t n, uint16_t* dst);
 
 }  // namespace auris

@@ -1,16 +1,16 @@
 #include "kernels/cpu/attention.h"
 
 #include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
 
+#include "kernels/cpu/dispatched_kernels.h"
 #include "kernels/cpu/norm_activation.h"
-#include "kernels/cpu/simd.h"
 #include "model/half_float.h"
+#include "kernels/cpu/simd.h"  // last: it enables the path's instructions
 
-namespace auris {
+namespace auris::AURIS_CPU_PATH {
 
 namespace {
 
@@ -502,4 +502,4 @@ void attention_over_shared_prompt(const SharedPromptInput& in, float* out, int l
       shared_prompt_head(in, h, r0, std::min(kFewQueries, in.n_q - r0), out, ldo, scratch.data() + score_size * omp_get_thread_num());
 }
 
-}  // namespace auris
+}  // namespace auris::AURIS_CPU_PATH

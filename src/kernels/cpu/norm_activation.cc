@@ -2,9 +2,10 @@
 
 #include <cmath>
 
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/dispatched_kernels.h"
+#include "kernels/cpu/simd.h"  // last: it enables the path's instructions
 
-namespace auris {
+namespace auris::AURIS_CPU_PATH {
 
 namespace {
 // Below this many elements an OpenMP fork costs more than it saves (decode-step rows).
@@ -99,4 +100,4 @@ double softmax_inplace(float* x, int n) {
   return e.max + std::log(e.sum);
 }
 
-}  // namespace auris
+}  // namespace auris::AURIS_CPU_PATH

@@ -1,9 +1,12 @@
-// The float vector the hand-written kernels are written in, once: 8 lanes of AVX2 + FMA + F16C where
-// the build targets them (-march=native, AURIS_NATIVE), one lane of plain C++ otherwise. AVX2 runs
-// on every x86-64 CPU of the last decade, AVX-512 ones included; the kernels written here stream
-// memory (decode steps) or are a small share of the time (softmax, GELU), so wider vectors would buy
-// little, while each extra instruction set would be a code path the machine at hand cannot test.
-// oneDNN picks the widest instructions at run time for the GEMMs, where width pays.
+// The float vector the hand-written kernels are written in, once. This header is included last by
+// the sources compiled once per CPU path (cpu_path.h, src/kernels/cpu/CMakeLists.txt), which define
+// AURIS_CPU_PATH (the path's namespace) and AURIS_CPU_PATH_LEVEL: 0, one lane of plain C++; 1, 8
+// lanes of AVX2 + FMA + F16C; 2, the same 8 lanes in AVX-512's encoding (32 vector registers) with
+// VNNI's int8 dot products. The instructions are enabled by a target pragma from here to the end of
+// the source, not by compiler flags: the inline functions and templates of the headers included
+// before it stay baseline code, so no copy the linker may pick for other files uses instructions the
+// CPU may lack. The kernels stream memory (decode steps) or are a small share of the time, so 512-bit
+// vectors would buy little; oneDNN picks the widest instructions at run time for the GEMMs.
 #pragma once
 
 #include <cmath>
@@ -11,12 +14,21 @@
 
 #include "model/half_float.h"
 
-#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#ifndef AURIS_CPU_PATH
+#error "simd.h is for the sources compiled once per CPU path (src/kernels/cpu/CMakeLists.txt)"
+#endif
+
+#if AURIS_CPU_PATH_LEVEL >= 1
 #include <immintrin.h>
 #define AURIS_SIMD_AVX2 1
 #endif
+#if AURIS_CPU_PATH_LEVEL >= 2
+#pragma GCC target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512dq,avx512vnni")
+#elif AURIS_CPU_PATH_LEVEL >= 1
+#pragma GCC target("avx2,fma,f16c")
+#endif
 
-namespace auris::simd {
+namespace auris::AURIS_CPU_PATH::simd {
 
 #if AURIS_SIMD_AVX2
 constexpr int kLanes = 8;
@@ -78,6 +90,8 @@ inline float reduce_max(Vec v) {
 // that must not drift. Two accumulators so consecutive adds need not wait for each other.
 class DoubleSum {
  public:
+  // Written out: an implicit constructor would not have the path's instructions.
+  DoubleSum() : lo_(_mm256_setzero_pd()), hi_(_mm256_setzero_pd()) {}
   void add(Vec v) {
     lo_ = _mm256_add_pd(lo_, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
     hi_ = _mm256_add_pd(hi_, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
@@ -97,7 +111,7 @@ class DoubleSum {
   }
 
  private:
-  __m256d lo_ = _mm256_setzero_pd(), hi_ = _mm256_setzero_pd();
+  __m256d lo_, hi_;
 };
 
 // Weights stored narrower than fp32, widened exactly in registers.
@@ -121,7 +135,13 @@ inline IntVec load_int8_as_int16(const int8_t* p) {
 }
 inline IntVec load_int16(const int16_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 // acc + the pairwise products of a and b.
-inline IntVec multiply_add_pairs(IntVec acc, IntVec a, IntVec b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+inline IntVec multiply_add_pairs(IntVec acc, IntVec a, IntVec b) {
+#if AURIS_CPU_PATH_LEVEL >= 2
+  return _mm256_dpwssd_epi32(acc, a, b);  // VNNI: the same sums in one instruction (no saturation)
+#else
+  return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
+#endif
+}
 inline IntVec int_add(IntVec a, IntVec b) { return _mm256_add_epi32(a, b); }
 inline int32_t reduce_add(IntVec v) {
   __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
@@ -147,7 +167,8 @@ inline Vec mul(Vec a, Vec b) { return {a.x * b.x}; }
 inline Vec div(Vec a, Vec b) { return {a.x / b.x}; }
 inline Vec max(Vec a, Vec b) { return {a.x > b.x ? a.x : b.x}; }
 inline Vec min(Vec a, Vec b) { return {a.x < b.x ? a.x : b.x}; }
-inline Vec fmadd(Vec a, Vec b, Vec c) { return {std::fma(a.x, b.x, c.x)}; }
+// Not std::fma: without FMA instructions (the CPUs this path is for) it is a slow library call.
+inline Vec fmadd(Vec a, Vec b, Vec c) { return {a.x * b.x + c.x}; }
 inline Vec abs(Vec a) { return {std::fabs(a.x)}; }
 inline Vec select_below(Vec x, float limit, Vec below, Vec v) { return x.x < limit ? below : v; }
 inline Vec round_nearest(Vec x) { return {std::nearbyint(x.x)}; }
@@ -226,4 +247,4 @@ inline Vec gelu(Vec x) {
   return mul(mul(x, set1(0.5f)), phi2);
 }
 
-}  // namespace auris::simd
+}  // namespace auris::AURIS_CPU_PATH::simd

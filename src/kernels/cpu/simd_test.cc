@@ -1,17 +1,25 @@
 // The vector math the kernels build on, against the C library in double: e^x over softmax's whole
 // domain (x <= 0) and the exact-erf GELU over the activations' range, for every lane position (a tail that is
 // not a multiple of the vector length takes the scalar path and must agree too).
-#include "kernels/cpu/simd.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
+#include "kernels/cpu/cpu_path.h"
 #include "kernels/cpu/norm_activation.h"
 
-namespace auris {
+// The AVX2 path's vector functions, compiled into this test under a namespace of their own. simd.h
+// comes last: it enables AVX2 for the rest of the file, which CMake keeps out of unity batches.
+#define AURIS_CPU_PATH simd_test_avx2
+#define AURIS_CPU_PATH_LEVEL 1
+#include "kernels/cpu/simd.h"
+
+namespace auris::AURIS_CPU_PATH {
 namespace {
+
+#define SKIP_WITHOUT_AVX2() \
+  if (!cpu_supports(CpuPath::kAvx2)) GTEST_SKIP() << "this CPU lacks AVX2"
 
 std::vector<float> lane_values(const std::vector<float>& x, simd::Vec (*fn)(simd::Vec)) {
   std::vector<float> y(x.size());
@@ -20,6 +28,7 @@ std::vector<float> lane_values(const std::vector<float>& x, simd::Vec (*fn)(simd
 }
 
 TEST(Simd, ExpWithinTwoUlpOfLibm) {
+  SKIP_WITHOUT_AVX2();
   std::vector<float> x;
   for (float v = -87.0f; v <= 0.0f; v += 0.00731f) x.push_back(v);
   x.resize(x.size() / simd::kLanes * simd::kLanes);
@@ -31,12 +40,14 @@ TEST(Simd, ExpWithinTwoUlpOfLibm) {
 }
 
 TEST(Simd, ExpIsZeroForMaskedScores) {
+  SKIP_WITHOUT_AVX2();
   std::vector<float> x(simd::kLanes, -INFINITY);
   x[0] = -1000.0f;
   for (float y : lane_values(x, simd::exp_nonpositive)) EXPECT_EQ(y, 0.0f);
 }
 
 TEST(Simd, GeluMatchesErfDefinition) {
+  SKIP_WITHOUT_AVX2();
   std::vector<float> x;
   for (float v = -12.0f; v < 12.0f; v += 0.00731f) x.push_back(v);
   x.resize(x.size() / simd::kLanes * simd::kLanes);
@@ -63,4 +74,4 @@ TEST(Simd, GeluInplaceHandlesTails) {
 }
 
 }  // namespace
-}  // namespace auris
+}  // namespace auris::AURIS_CPU_PATH

@@ -1,15 +1,15 @@
 #include "kernels/cpu/streaming_product.h"
 
 #include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/dispatched_kernels.h"
 #include "model/half_float.h"
 #include "util/huge_pages.h"
+#include "kernels/cpu/simd.h"  // last: it enables the path's instructions
 
-namespace auris {
+namespace auris::AURIS_CPU_PATH {
 
 namespace {
 
@@ -312,4 +312,4 @@ void stream_product_int8(const float* x, int rows, int ldx, const Int8Rows& w, i
   });
 }
 
-}  // namespace auris
+}  // namespace auris::AURIS_CPU_PATH
