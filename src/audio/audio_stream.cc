@@ -2,6 +2,7 @@
 
 extern "C" {
 #include <libavcodec/avcodec.h>
+#include <libavdevice/avdevice.h>
 #include <libavformat/avformat.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/opt.h>
@@ -174,24 +175,54 @@ struct AudioStream::Impl {
   int read_error = 0;
   uint64_t samples_out = 0;
 
-  void open(const std::string& path);
+  void open(const std::string& path, const AudioInput& input);
   void drain_frames();
   void decode_next_packet();
   size_t take(size_t max_samples, std::vector<int16_t>* s16, std::vector<float>* f32);
 };
 
-void AudioStream::Impl::open(const std::string& path) {
+void AudioStream::Impl::open(const std::string& path, const AudioInput& input) {
   install_ffmpeg_log_capture();
   last_ffmpeg_message.clear();
   const bool from_stdin = path == "-";
-  if (!from_stdin) check_path(path);
-  name = from_stdin ? std::string("standard input") : path;
+  const bool device = !input.format.empty();
+  const bool network = !device && path.find("://") != std::string::npos;
+  if (!from_stdin && !device && !network) check_path(path);
+  name = from_stdin ? std::string("standard input") : device ? input.format + " device " + path : path;
   // "pipe:0" reads file descriptor 0; "file:" stops names with a colon being taken for protocols.
-  const std::string url = from_stdin ? std::string("pipe:0") : "file:" + path;
+  const std::string url = from_stdin ? std::string("pipe:0") : (device || network) ? path : "file:" + path;
 
-  AVFormatContext* raw_format = nullptr;
-  int rc = avformat_open_input(&raw_format, url.c_str(), nullptr, nullptr);
+  const AVInputFormat* format_wanted = nullptr;
+  if (device) {
+    static std::once_flag devices_registered;
+    std::call_once(devices_registered, [] { avdevice_register_all(); });
+    format_wanted = av_find_input_format(input.format.c_str());
+    if (!format_wanted)
+      throw Error("FFmpeg has no input format or device \"" + input.format +
+                  "\": try alsa or pulse for a microphone (`ffmpeg -devices` lists them)");
+  }
+  AVFormatContext* raw_format = avformat_alloc_context();
+  if (!raw_format) throw Error("out of memory opening " + name);
+  if (input.stop) {
+    raw_format->interrupt_callback.callback = [](void* stop) -> int {
+      return static_cast<const std::atomic<bool>*>(stop)->load() ? 1 : 0;
+    };
+    raw_format->interrupt_callback.opaque = const_cast<std::atomic<bool>*>(input.stop);
+  }
+  AVDictionary* open_options = nullptr;
+  if (network) {
+    const long long microseconds = static_cast<long long>(input.network_timeout_seconds * 1e6);
+    av_dict_set_int(&open_options, "rw_timeout", microseconds, 0);
+    av_dict_set_int(&open_options, "timeout", microseconds, 0);  // rtsp's name for it
+  }
+  int rc = avformat_open_input(&raw_format, url.c_str(), format_wanted, &open_options);
+  av_dict_free(&open_options);
   if (rc < 0) {
+    if (device)
+      throw Error("cannot open the " + name + ": " + detail(rc) +
+                  ". Check the device name (`arecord -L` lists ALSA's, `pactl list sources short` PulseAudio's)");
+    if (network)
+      throw Error("cannot open the stream " + name + ": " + detail(rc) + ". Check the URL and that the server is reachable.");
     throw Error("cannot read " + name + " as audio: " + detail(rc) +
                 ". Is it an audio or video file in a format FFmpeg supports?");
   }
@@ -292,7 +323,9 @@ size_t AudioStream::Impl::take(size_t max_samples, std::vector<int16_t>* s16, st
   return n;
 }
 
-AudioStream::AudioStream(const std::string& path) : impl_(std::make_unique<Impl>()) { impl_->open(path); }
+AudioStream::AudioStream(const std::string& path, const AudioInput& input) : impl_(std::make_unique<Impl>()) {
+  impl_->open(path, input);
+}
 
 AudioStream::~AudioStream() = default;
 

@@ -3,6 +3,7 @@
 // load_audio is built on this, so the streamed and the in-memory samples cannot differ.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -14,11 +15,24 @@ namespace auris {
 // openai's load_audio: the s16 output of ffmpeg divided by 32768.
 inline float s16_to_float(int16_t v) { return v / 32768.0f; }
 
+// Where audio comes from when it is not a plain file: a capture device or a network stream.
+struct AudioInput {
+  // FFmpeg's input format, as its -f: a device ("alsa", "pulse") whose name is the path, or empty
+  // to detect the format of a file or URL.
+  std::string format;
+  // Set: reading ends, as at the end of the input, once it is true (checked while FFmpeg waits).
+  const std::atomic<bool>* stop = nullptr;
+  // A network read that waits longer than this for data fails.
+  double network_timeout_seconds = 15.0;
+};
+
 class AudioStream {
  public:
-  // Opens the first audio stream of path ("-" = stdin). Throws auris::Error for a missing, empty or
-  // unreadable file, a file with no audio stream, or audio no decoder handles.
-  explicit AudioStream(const std::string& path);
+  // Opens the first audio stream of path: a file, "-" (stdin), a URL FFmpeg reads (http, rtsp,
+  // icecast...) or, with input.format, a capture device. Throws auris::Error for a missing, empty
+  // or unreadable file, a device or URL that cannot be opened, a file with no audio stream, or
+  // audio no decoder handles.
+  explicit AudioStream(const std::string& path, const AudioInput& input = {});
   ~AudioStream();
   AudioStream(const AudioStream&) = delete;
   AudioStream& operator=(const AudioStream&) = delete;

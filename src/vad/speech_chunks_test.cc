@@ -12,7 +12,7 @@
 namespace auris {
 namespace {
 
-constexpr int64_t kS = 16000;  // samples per second
+constexpr int64_t kSamplesPerSecond = 16000;
 
 TEST(SpeechChunks, CollectPutsTheSpansEndToEnd) {
   std::vector<float> audio(100);
@@ -30,8 +30,8 @@ TEST(SpeechChunks, GroupsHoldAtMostMaxDurationOfSpeech) {
   std::vector<SpeechSpan> spans;
   int64_t at = 0;
   for (int64_t seconds : {10, 15, 10, 31, 5}) {
-    spans.push_back({at, at + seconds * kS});
-    at += (seconds + 1) * kS;
+    spans.push_back({at, at + seconds * kSamplesPerSecond});
+    at += (seconds + 1) * kSamplesPerSecond;
   }
   const std::vector<SpeechGroup> groups = group_speech(spans, 30.0);
   ASSERT_EQ(groups.size(), 4u);
@@ -48,14 +48,14 @@ TEST(SpeechChunks, GroupsHoldAtMostMaxDurationOfSpeech) {
 
 TEST(SpeechChunks, GroupingEdges) {
   // Exactly 30 s together is not more than 30 s: one group.
-  const std::vector<SpeechSpan> exact = {{0, 10 * kS}, {11 * kS, 31 * kS}};
+  const std::vector<SpeechSpan> exact = {{0, 10 * kSamplesPerSecond}, {11 * kSamplesPerSecond, 31 * kSamplesPerSecond}};
   EXPECT_EQ(group_speech(exact).size(), 1u);
-  const std::vector<SpeechSpan> one_more = {{0, 10 * kS}, {11 * kS, 31 * kS + 1}};
+  const std::vector<SpeechSpan> one_more = {{0, 10 * kSamplesPerSecond}, {11 * kSamplesPerSecond, 31 * kSamplesPerSecond + 1}};
   EXPECT_EQ(group_speech(one_more).size(), 2u);
   // A first span over the limit makes no empty group before it; no speech makes no group.
-  const std::vector<SpeechSpan> long_first = {{0, 40 * kS}};
+  const std::vector<SpeechSpan> long_first = {{0, 40 * kSamplesPerSecond}};
   ASSERT_EQ(group_speech(long_first).size(), 1u);
-  EXPECT_EQ(group_speech(long_first)[0].num_samples, 40 * kS);
+  EXPECT_EQ(group_speech(long_first)[0].num_samples, 40 * kSamplesPerSecond);
   EXPECT_TRUE(group_speech({}).empty());
   EXPECT_THROW(group_speech(exact, 0.0), Error);
 }
@@ -63,7 +63,7 @@ TEST(SpeechChunks, GroupingEdges) {
 // Spans at 1-2 s, 3-4 s and 5-6 s: collected, they end at 1, 2 and 3 s with 1, 2 and 3 s removed before.
 class SpeechTimeMapTest : public ::testing::Test {
  protected:
-  const std::vector<SpeechSpan> spans_ = {{1 * kS, 2 * kS}, {3 * kS, 4 * kS}, {5 * kS, 6 * kS}};
+  const std::vector<SpeechSpan> spans_ = {{1 * kSamplesPerSecond, 2 * kSamplesPerSecond}, {3 * kSamplesPerSecond, 4 * kSamplesPerSecond}, {5 * kSamplesPerSecond, 6 * kSamplesPerSecond}};
   const SpeechTimeMap map_{spans_};
 };
 
@@ -90,11 +90,11 @@ TEST_F(SpeechTimeMapTest, RoundsAsPythonsRound) {
 }
 
 TEST_F(SpeechTimeMapTest, SamplesMapExactly) {
-  EXPECT_EQ(map_.original_sample(0), 1 * kS);
-  EXPECT_EQ(map_.original_sample(kS - 1), 2 * kS - 1);
-  EXPECT_EQ(map_.original_sample(kS), 3 * kS);
-  EXPECT_EQ(map_.original_sample(3 * kS - 1), 6 * kS - 1);
-  EXPECT_EQ(map_.original_sample(3 * kS + 10), 6 * kS + 10);
+  EXPECT_EQ(map_.original_sample(0), 1 * kSamplesPerSecond);
+  EXPECT_EQ(map_.original_sample(kSamplesPerSecond - 1), 2 * kSamplesPerSecond - 1);
+  EXPECT_EQ(map_.original_sample(kSamplesPerSecond), 3 * kSamplesPerSecond);
+  EXPECT_EQ(map_.original_sample(3 * kSamplesPerSecond - 1), 6 * kSamplesPerSecond - 1);
+  EXPECT_EQ(map_.original_sample(3 * kSamplesPerSecond + 10), 6 * kSamplesPerSecond + 10);
 }
 
 TEST(SpeechTimeMap, NoSpansAndBadSpans) {

@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -376,6 +378,68 @@ TEST_F(Cli, VadKeepsMemoryBoundedOnLongFiles) {
   const double growth_mb = static_cast<double>(long_kb - short_kb) / 1e3;
   std::printf("  peak resident size: jfk %.1f MB, %.0f MB of samples %.1f MB\n", short_kb / 1e3, decoded_mb, long_kb / 1e3);
   EXPECT_LT(growth_mb, decoded_mb / 4);
+}
+
+// `auris stream` on raw PCM from standard input, as a program reads it: JSON lines, committed words
+// that add up to the transcript, tentative events, and the end's figures.
+TEST_F(Cli, StreamsRawPcmFromStdinAsJsonLines) {
+  const std::string dir = test::temp_dir();
+  const std::vector<float> jfk = load_audio(jfk_);
+  {
+    std::ofstream raw(dir + "/jfk.raw", std::ios::binary);
+    for (float x : jfk) {
+      const int16_t v = static_cast<int16_t>(std::lround(x * 32768.0f));
+      raw.put(static_cast<char>(v & 0xff)).put(static_cast<char>((v >> 8) & 0xff));
+    }
+  }
+  const RunResult r = run_cli("stream --model " + model_ + " --beam-size 0 --step-ms 1000 -f jsonl - < " + dir + "/jfk.raw");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string committed;
+  int tentative = 0, ends = 0;
+  double last_time = 0;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json event = nlohmann::json::parse(line);
+    const std::string type = event.at("type");
+    EXPECT_GE(event.at("time").get<double>(), last_time);
+    last_time = event.at("time");
+    if (type == "committed") {
+      std::string joined;
+      for (const auto& w : event.at("words")) joined += w.at("word").get<std::string>();
+      EXPECT_EQ(words(joined), words(event.at("text")));
+      committed += joined;
+    } else if (type == "tentative") {
+      ++tentative;
+    } else if (type == "end") {
+      ++ends;
+      EXPECT_NEAR(event.at("audio_seconds").get<double>(), jfk.size() / 16000.0, 0.01);
+      EXPECT_GT(event.at("decodes").get<int>(), 5);
+    }
+  }
+  EXPECT_EQ(words(committed), "and so my fellow americans ask not what your country can do for you ask what you can do for your country");
+  EXPECT_GT(tentative, 0);
+  EXPECT_EQ(ends, 1);
+}
+
+TEST_F(Cli, StreamsAFileAsTextLines) {
+  const RunResult r = run_cli("stream --model " + model_ + " --beam-size 0 " + jfk_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("[", 0), 0u) << r.out;  // "[    0.00 -->     1.20] And so, ..."
+  std::string text;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) text += " " + line.substr(line.find(']') + 1);
+  EXPECT_NE(words(text).find("ask not what your country can do for you"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, StreamBadInputFailsCleanly) {
+  const std::string dir = test::temp_dir();
+  std::ofstream(dir + "/odd.raw", std::ios::binary) << "abc";  // a sample and a half
+  expect_clean_failure(run_cli("stream --model " + model_ + " - < " + dir + "/odd.raw"), "odd number of bytes");
+  expect_clean_failure(run_cli("stream --model " + model_ + " --input-format alsa no-such-microphone"), "cannot open the alsa device");
+  expect_clean_failure(run_cli("stream --model " + model_ + " --input-format no-such-format x"), "no input format");
+  expect_clean_failure(run_cli("stream --model " + model_ + " " + dir + "/missing.wav"), "not found");
+  EXPECT_NE(run_cli("stream --model " + model_ + " --step-ms 5 " + jfk_).status, 0);
+  expect_clean_failure(run_cli("stream --model " + model_ + " --vad --vad-model " + dir + "/none.bin " + jfk_), "none.bin");
 }
 
 TEST(CliWer, ScoresTranscriptsAfterNormalisation) {

@@ -20,5 +20,6 @@ Command add_download_command(CLI::App& app);
 Command add_models_command(CLI::App& app);
 Command add_wer_command(CLI::App& app);
 Command add_serve_command(CLI::App& app);
+Command add_stream_command(CLI::App& app);
 
 }  // namespace auris::cli

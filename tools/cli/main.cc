@@ -1,5 +1,5 @@
 // `auris`: speech recognition with Whisper models. Subcommands: transcribe, detect-language,
-// models, download, convert, wer, serve. Every failure ends in one line on stderr and a non-zero exit.
+// models, download, convert, wer, serve, stream. Every failure ends in one line on stderr and a non-zero exit.
 #include <cstdio>
 #include <exception>
 #include <vector>
@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
       auris::cli::add_transcribe_command(app), auris::cli::add_detect_language_command(app),
       auris::cli::add_models_command(app),     auris::cli::add_download_command(app),
       auris::cli::add_convert_command(app),    auris::cli::add_wer_command(app),
-      auris::cli::add_serve_command(app),
+      auris::cli::add_serve_command(app),      auris::cli::add_stream_command(app),
   };
 
   try {

@@ -1,0 +1,84 @@
+// Live transcription: audio pushed as it arrives (a microphone, a network stream), words committed
+// within about a second. Whisper decodes 30-s windows and does not stream; this follows
+// whisper_streaming's LocalAgreement-2 (Machacek, Dabre and Bojar, 2023): the buffered audio is
+// decoded again at every step, prompted with the committed text before it; the words two
+// consecutive decodes agree on are committed; the buffer is cut at the end of a completed segment
+// once it is longer than trim_seconds, so the work per step stays bounded however long the stream.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "auris/model.h"
+#include "auris/transcribe.h"
+
+namespace auris {
+
+struct StreamOptions {
+  // Each decode's options: language, task, beam_size, temperatures, thresholds, initial_prompt
+  // (the start of the prompt until committed text replaces it). Word timestamps are always on;
+  // clip_timestamps, vad and the callbacks must be left unset (StreamOptions::vad is the streaming VAD).
+  TranscribeOptions transcribe;
+  // New audio that makes update() decode again. 0.1 to 30 s.
+  double step_seconds = 0.5;
+  // A buffer longer than this is cut at the end of its last completed, committed segment. 1 to 25 s.
+  double trim_seconds = 15.0;
+  // Set: Silero VAD listens to the audio as it arrives; silence is not decoded, and an utterance is
+  // closed, everything in it committed, once min_silence_duration_ms of silence follows it.
+  // threshold, neg_threshold, min_silence_duration_ms, speech_pad_ms and model apply (the others
+  // are for whole recordings).
+  std::optional<VadParameters> vad;
+};
+
+// Checks the options and the VAD model before any work: throws auris::Error naming what is wrong.
+void validate(const StreamOptions& options);
+
+struct StreamUpdate {
+  // Words committed by this update, in order, times in seconds since the stream's first sample.
+  // Committed words are final.
+  std::vector<Word> committed;
+  // The words after them in the latest decode, not yet agreed: replaces the last update's.
+  std::vector<Word> tentative;
+  // The VAD heard the utterance end, or the input ended: everything before is committed.
+  bool utterance_ended = false;
+  bool empty() const { return committed.empty() && tentative.empty() && !utterance_ended; }
+};
+
+struct StreamStats {
+  double received_seconds = 0;  // audio pushed
+  double decoded_seconds = 0;   // audio that went through the decoder, counting re-decodes
+  int decodes = 0;
+  double compute_seconds = 0;   // wall time spent decoding
+  double buffered_seconds = 0;  // audio in the buffer now
+};
+
+// One stream. Not thread-safe: push() and update() from one thread, or under the caller's lock.
+// Several can share one Model.
+class StreamingTranscriber {
+ public:
+  // Throws auris::Error for invalid options (see validate).
+  StreamingTranscriber(std::shared_ptr<const Model> model, StreamOptions options = {});
+  ~StreamingTranscriber();
+
+  // Appends 16 kHz mono samples in [-1, 1]. Runs the VAD, if on; never decodes.
+  void push(std::span<const float> samples);
+  // Whether update() would decode: step_seconds of new audio, or an utterance the VAD closed.
+  bool ready() const;
+  // Decodes the buffer if ready(), and returns what changed (empty otherwise).
+  StreamUpdate update();
+  // The input ended: decodes what is new and commits every word left. The stream can go on after
+  // it (times continue), as after a closed utterance.
+  StreamUpdate finish();
+
+  StreamStats stats() const;
+  // CPU threads the decodes use (0: OpenMP's default).
+  void set_threads(int threads);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace auris

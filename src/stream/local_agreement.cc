@@ -1,0 +1,72 @@
+#include "stream/local_agreement.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace auris {
+
+namespace {
+
+// Consecutive hypotheses of one buffer repeat the committed words it still holds: up to this many
+// of the latest are looked for.
+constexpr size_t kMaxRepeatedWords = 5;
+
+}  // namespace
+
+// Where the committed words end in a new hypothesis: after the longest run of them (up to
+// kMaxRepeatedWords) that it repeats, ending within a second of where they ended; 0 if it repeats
+// none. Decodes of the same audio time a word differently by a few hundred milliseconds, so the
+// words are found by their text; their times only pick the nearest of repeated phrases.
+size_t LocalAgreement::after_committed(const std::vector<Word>& hypothesis) const {
+  const size_t most = std::min({committed_in_buffer_.size(), hypothesis.size(), kMaxRepeatedWords});
+  for (size_t n = most; n >= 1; --n) {
+    size_t best = 0;
+    double best_distance = 1.0;
+    for (size_t end = n; end <= hypothesis.size(); ++end) {
+      bool same = true;
+      for (size_t j = 0; j < n && same; ++j)
+        same = hypothesis[end - n + j].word == committed_in_buffer_[committed_in_buffer_.size() - n + j].word;
+      const double distance = std::fabs(hypothesis[end - 1].end - last_committed_end_);
+      if (same && distance < best_distance) {
+        best = end;
+        best_distance = distance;
+      }
+    }
+    if (best > 0) return best;
+  }
+  return 0;
+}
+
+std::vector<Word> LocalAgreement::insert(const std::vector<Word>& hypothesis) {
+  std::vector<Word> fresh;
+  if (const size_t start = after_committed(hypothesis); start > 0) {
+    fresh.assign(hypothesis.begin() + static_cast<std::ptrdiff_t>(start), hypothesis.end());
+  } else {
+    // It repeats none of them: its words after the committed end (with whisper_streaming's 0.1 s of slack).
+    for (const Word& w : hypothesis)
+      if (w.start > last_committed_end_ - 0.1) fresh.push_back(w);
+  }
+
+  // The longest common prefix of the previous hypothesis and this one is agreed.
+  size_t agreed = 0;
+  while (agreed < fresh.size() && agreed < previous_.size() && fresh[agreed].word == previous_[agreed].word) ++agreed;
+  std::vector<Word> committed(fresh.begin(), fresh.begin() + static_cast<std::ptrdiff_t>(agreed));
+  previous_.assign(fresh.begin() + static_cast<std::ptrdiff_t>(agreed), fresh.end());
+  for (const Word& w : committed) committed_in_buffer_.push_back(w);
+  if (!committed.empty()) last_committed_end_ = committed.back().end;
+  return committed;
+}
+
+std::vector<Word> LocalAgreement::commit_tentative() {
+  std::vector<Word> committed = std::move(previous_);
+  previous_.clear();
+  for (const Word& w : committed) committed_in_buffer_.push_back(w);
+  if (!committed.empty()) last_committed_end_ = committed.back().end;
+  return committed;
+}
+
+void LocalAgreement::forget_committed_before(double time) {
+  while (!committed_in_buffer_.empty() && committed_in_buffer_.front().end <= time) committed_in_buffer_.pop_front();
+}
+
+}  // namespace auris

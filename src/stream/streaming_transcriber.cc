@@ -1,0 +1,281 @@
+// StreamingTranscriber (include/auris/stream.h): LocalAgreement-2 over a Transcriber, with the
+// buffer's bookkeeping (cuts, the prompt of committed text) and, optionally, live VAD.
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <string>
+
+#include "auris/error.h"
+#include "auris/stream.h"
+#include "model/model_download.h"
+#include "stream/local_agreement.h"
+#include "transcribe/vad_filter.h"
+#include "vad/live_speech_detector.h"
+#include "vad/silero_vad.h"
+
+namespace auris {
+
+namespace {
+
+constexpr int kRate = 16000;
+// whisper_streaming's prompt: the committed text before the buffer, up to this many characters.
+constexpr size_t kPromptCharacters = 200;
+// A segment the decoder thinks is this likely silence contributes no words (whisper_streaming's
+// rule for faster-whisper).
+constexpr double kNoSpeechSkip = 0.9;
+// The buffer never grows past one Whisper window: past it, the oldest audio is cut at the last
+// committed word, or dropped if nothing was committed in it (silence, or no agreement).
+constexpr double kMaxBufferSeconds = 30.0;
+
+double seconds(int64_t samples) { return static_cast<double>(samples) / kRate; }
+
+}  // namespace
+
+void validate(const StreamOptions& o) {
+  if (!(o.step_seconds >= 0.1 && o.step_seconds <= 30.0))
+    throw Error("the stream's step must be 0.1 to 30 s, got " + std::to_string(o.step_seconds));
+  if (!(o.trim_seconds >= 1.0 && o.trim_seconds <= 25.0))
+    throw Error("the stream's buffer trimming length must be 1 to 25 s, got " + std::to_string(o.trim_seconds));
+  const TranscribeOptions& t = o.transcribe;
+  if (!t.clip_timestamps.empty()) throw Error("a stream has no clip_timestamps: it transcribes the audio as it comes");
+  if (t.vad)
+    throw Error("a stream's voice activity detection is StreamOptions::vad, not TranscribeOptions::vad");
+  if (t.on_segment || t.on_progress) throw Error("a stream reports through update(), not through callbacks");
+  if (o.vad) validate(*o.vad);
+}
+
+struct StreamingTranscriber::State {
+  State(std::shared_ptr<const Model> model, StreamOptions o) : options(std::move(o)), transcriber(std::move(model)) {
+    options.transcribe.word_timestamps = true;
+    if (options.vad) {
+      vad = std::make_unique<SileroVad>(resolve_vad_model_path(options.vad->model, model_cache_dir()));
+      detector = std::make_unique<LiveSpeechDetector>(*vad, *options.vad);
+    }
+  }
+
+  StreamOptions options;
+  Transcriber transcriber;
+  LocalAgreement agreement;
+  std::vector<float> buffer;    // the audio decoded at each step
+  int64_t buffer_start = 0;     // its first sample, in samples since the stream began
+  int64_t new_samples = 0;      // added since the last decode
+  int64_t received = 0;
+  std::deque<Word> committed;   // the latest committed words, for the prompt
+  std::string initial_prompt;   // the caller's, until committed text replaces it
+
+  // Live VAD.
+  std::unique_ptr<SileroVad> vad;
+  std::unique_ptr<LiveSpeechDetector> detector;
+  std::vector<float> pending;    // samples not yet in a whole VAD window
+  std::deque<float> preroll;     // the latest samples outside speech, for the padding before a start
+  std::optional<int64_t> utterance_end;  // the VAD closed the utterance here
+  std::vector<float> held;       // speech after that end, until the utterance is closed
+  int64_t held_start = 0;
+
+  StreamStats stats;
+
+  void append(std::span<const float> samples, int64_t first_sample) {
+    if (utterance_end) {  // speech again before update() closed the last utterance: held for after it
+      if (held.empty()) held_start = first_sample;
+      held.insert(held.end(), samples.begin(), samples.end());
+      return;
+    }
+    if (buffer.empty()) buffer_start = first_sample;
+    buffer.insert(buffer.end(), samples.begin(), samples.end());
+    new_samples += static_cast<int64_t>(samples.size());
+  }
+
+  // The committed text before the buffer, up to kPromptCharacters, else the caller's prompt.
+  std::optional<std::string> prompt() const {
+    const double start = seconds(buffer_start);
+    std::string text;
+    for (auto w = committed.rbegin(); w != committed.rend(); ++w) {
+      if (w->end > start) continue;
+      if (text.size() + w->word.size() > kPromptCharacters) break;
+      text = w->word + text;
+    }
+    if (text.empty()) return initial_prompt.empty() ? std::nullopt : std::optional<std::string>(initial_prompt);
+    return text;
+  }
+
+  void remember(const std::vector<Word>& words) {
+    for (const Word& w : words) committed.push_back(w);
+    while (committed.size() > kPromptCharacters) committed.pop_front();  // a word has at least one character
+  }
+
+  // Cuts the buffer at `time` (stream seconds); words ending before it are out of the buffer.
+  void cut_at(double time) {
+    const int64_t cut = std::clamp<int64_t>(std::llround(time * kRate) - buffer_start, 0, static_cast<int64_t>(buffer.size()));
+    buffer.erase(buffer.begin(), buffer.begin() + cut);
+    buffer_start += cut;
+    agreement.forget_committed_before(seconds(buffer_start));
+  }
+
+  // Decodes the buffer and lets LocalAgreement commit what this decode and the last agree on.
+  StreamUpdate decode() {
+    StreamUpdate update;
+    if (buffer.empty()) return update;
+    TranscribeOptions o = options.transcribe;
+    o.initial_prompt = prompt();
+    const auto start = std::chrono::steady_clock::now();
+    const Transcript transcript = transcriber.transcribe(buffer, kRate, o);
+    stats.compute_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stats.decoded_seconds += seconds(static_cast<int64_t>(buffer.size()));
+    ++stats.decodes;
+    new_samples = 0;
+
+    const double offset = seconds(buffer_start);
+    std::vector<Word> hypothesis;
+    std::vector<double> segment_ends;
+    for (const Segment& s : transcript.segments) {
+      if (s.no_speech_prob > kNoSpeechSkip) continue;
+      for (Word w : s.words) {
+        w.start += offset;
+        w.end += offset;
+        hypothesis.push_back(std::move(w));
+      }
+      segment_ends.push_back(s.end + offset);
+    }
+    update.committed = agreement.insert(hypothesis);
+    trim(segment_ends, update.committed);
+    remember(update.committed);
+    update.tentative = agreement.tentative();
+    return update;
+  }
+
+  // whisper_streaming's "segment" trimming: past trim_seconds, cut at the end of the last segment
+  // but one that is committed. Past a whole window (no agreement for that long), the tentative
+  // words are committed as they are and the buffer is cut after them; audio that gave no words
+  // at all is dropped.
+  void trim(std::vector<double> segment_ends, std::vector<Word>& committed_now) {
+    const double committed_end = agreement.last_committed_end();
+    if (length() > options.trim_seconds && committed_end > seconds(buffer_start) && segment_ends.size() > 1) {
+      double end = segment_ends[segment_ends.size() - 2];
+      while (segment_ends.size() > 2 && end > committed_end) {
+        segment_ends.pop_back();
+        end = segment_ends[segment_ends.size() - 2];
+      }
+      if (end <= committed_end) cut_at(end);
+    }
+    const double limit = kMaxBufferSeconds - options.step_seconds;
+    if (length() > limit) {
+      const std::vector<Word> forced = agreement.commit_tentative();
+      committed_now.insert(committed_now.end(), forced.begin(), forced.end());
+      if (agreement.last_committed_end() > seconds(buffer_start)) cut_at(agreement.last_committed_end());
+      if (length() > limit) cut_at(seconds(buffer_start) + length() - options.trim_seconds);
+    }
+  }
+
+  double length() const { return seconds(static_cast<int64_t>(buffer.size())); }
+
+  // Ends the utterance (or the input): decodes what is new, commits every word left, empties the buffer.
+  StreamUpdate close() {
+    StreamUpdate update;
+    if (new_samples > 0) update = decode();
+    const std::vector<Word> rest = agreement.commit_tentative();
+    update.committed.insert(update.committed.end(), rest.begin(), rest.end());
+    remember(rest);
+    update.tentative.clear();
+    update.utterance_ended = true;
+    buffer_start += static_cast<int64_t>(buffer.size());
+    buffer.clear();
+    new_samples = 0;
+    agreement = LocalAgreement();
+    utterance_end.reset();
+    if (!held.empty()) {
+      append(held, held_start);
+      held.clear();
+    }
+    return update;
+  }
+
+  // Live VAD over the samples: speech goes into the buffer, silence only into the preroll.
+  void listen(std::span<const float> samples) {
+    pending.insert(pending.end(), samples.begin(), samples.end());
+    const size_t preroll_limit = static_cast<size_t>(options.vad->speech_pad_ms) * kRate / 1000 + SileroVad::kWindow;
+    size_t used = 0;
+    for (; used + SileroVad::kWindow <= pending.size(); used += SileroVad::kWindow) {
+      const std::span<const float> window(pending.data() + used, SileroVad::kWindow);
+      const int64_t window_start = detector->samples();
+      const bool was_speech = detector->in_speech();
+      const std::optional<LiveSpeechDetector::Event> event = detector->push_window(window);
+      if (event && event->start) {
+        // The padding before the start comes from the preroll.
+        const int64_t preroll_start = window_start - static_cast<int64_t>(preroll.size());
+        const int64_t from = std::max(event->sample, preroll_start);
+        std::vector<float> before(preroll.begin() + (from - preroll_start), preroll.end());
+        if (!before.empty()) append(before, from);
+        append(window, window_start);
+        preroll.clear();
+      } else if (was_speech) {
+        append(window, window_start);
+        if (event) {  // the end: the buffer keeps the audio up to it
+          const int64_t keep = std::clamp<int64_t>(event->sample - buffer_start, 0, static_cast<int64_t>(buffer.size()));
+          new_samples -= static_cast<int64_t>(buffer.size()) - keep;
+          buffer.resize(static_cast<size_t>(keep));
+          utterance_end = event->sample;
+        }
+      } else {
+        preroll.insert(preroll.end(), window.begin(), window.end());
+        while (preroll.size() > preroll_limit) preroll.pop_front();
+      }
+    }
+    pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(used));
+  }
+};
+
+StreamingTranscriber::StreamingTranscriber(std::shared_ptr<const Model> model, StreamOptions options) {
+  validate(options);
+  state_ = std::make_unique<State>(std::move(model), std::move(options));
+  state_->initial_prompt = state_->options.transcribe.initial_prompt.value_or("");
+}
+
+StreamingTranscriber::~StreamingTranscriber() = default;
+
+void StreamingTranscriber::push(std::span<const float> samples) {
+  State& s = *state_;
+  for (float x : samples)
+    if (!std::isfinite(x)) throw Error("the stream's audio holds a NaN or an infinity: give samples in [-1, 1]");
+  const int64_t first = s.received;
+  s.received += static_cast<int64_t>(samples.size());
+  if (s.detector)
+    s.listen(samples);
+  else
+    s.append(samples, first);
+}
+
+bool StreamingTranscriber::ready() const {
+  const State& s = *state_;
+  return s.utterance_end.has_value() || seconds(s.new_samples) >= s.options.step_seconds;
+}
+
+StreamUpdate StreamingTranscriber::update() {
+  State& s = *state_;
+  if (s.utterance_end) return s.close();
+  if (seconds(s.new_samples) < s.options.step_seconds) return {};
+  return s.decode();
+}
+
+StreamUpdate StreamingTranscriber::finish() {
+  State& s = *state_;
+  StreamUpdate update;
+  if (s.utterance_end) update = s.close();  // the one the VAD closed, then the speech after it
+  if (s.detector && s.detector->in_speech() && !s.pending.empty()) s.append(s.pending, s.detector->samples());
+  s.pending.clear();
+  StreamUpdate last = s.close();
+  update.committed.insert(update.committed.end(), last.committed.begin(), last.committed.end());
+  update.tentative.clear();
+  update.utterance_ended = true;
+  return update;
+}
+
+StreamStats StreamingTranscriber::stats() const {
+  StreamStats stats = state_->stats;
+  stats.received_seconds = seconds(state_->received);
+  stats.buffered_seconds = state_->length();
+  return stats;
+}
+
+void StreamingTranscriber::set_threads(int threads) { state_->transcriber.set_threads(threads); }
+
+}  // namespace auris

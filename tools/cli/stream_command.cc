@@ -1,0 +1,201 @@
+// `auris stream [INPUT] --model NAME`: live transcription (include/auris/stream.h). Committed words
+// as they are decided, the tentative tail marked as such; the end of the input, or Ctrl-C, flushes
+// what is left.
+#include <signal.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "auris/error.h"
+#include "auris/stream.h"
+#include "commands.h"
+#include "stream_input.h"
+#include "stream_output.h"
+
+namespace auris::cli {
+namespace {
+
+struct StreamArgs {
+  std::string input = "-";
+  std::string input_format;
+  bool realtime = false;
+  std::string model = "tiny.en";
+  std::string language;
+  std::string task = "transcribe";
+  int beam_size = 5;
+  std::string initial_prompt;
+  int step_ms = 500;
+  double trim_seconds = 15.0;
+  bool vad = false;
+  VadParameters vad_parameters = [] {
+    VadParameters p;  // live speech: utterances close at half a second of silence
+    p.min_silence_duration_ms = 500;
+    p.speech_pad_ms = 100;
+    return p;
+  }();
+  std::string output_format = "text";
+  int threads = 0;
+  std::string compute_type = "float16";
+  std::string device = "cpu";
+};
+
+std::atomic<bool> stop_requested{false};
+
+// Ctrl-C or SIGTERM: stop reading and flush. A second one kills as usual (SA_RESETHAND).
+void stop_on_signals() {
+  struct sigaction action = {};
+  action.sa_handler = [](int) { stop_requested.store(true); };
+  action.sa_flags = SA_RESETHAND;  // no SA_RESTART: a blocked read returns
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+StreamOptions to_options(const StreamArgs& a) {
+  StreamOptions o;
+  DecodingOptions& d = o.transcribe.decoding;
+  d.task = a.task;
+  if (!a.language.empty()) d.language = a.language;
+  if (a.beam_size > 0) d.beam_size = a.beam_size;
+  if (!a.initial_prompt.empty()) o.transcribe.initial_prompt = a.initial_prompt;
+  o.step_seconds = a.step_ms / 1000.0;
+  o.trim_seconds = a.trim_seconds;
+  if (a.vad) o.vad = a.vad_parameters;
+  return o;
+}
+
+// A file read as fast as the decoder takes it: step-sized blocks, decoded after each, so the
+// output does not depend on the machine's speed.
+void run_offline(StreamInput& input, StreamingTranscriber& stream, StreamOutput& output, double step_seconds) {
+  const size_t step = static_cast<size_t>(step_seconds * 16000);
+  std::vector<float> block;
+  while (true) {
+    block.clear();
+    while (block.size() < step && input.read(block, step - block.size()) > 0) {
+    }
+    if (block.empty()) return;
+    stream.push(block);
+    if (stream.ready()) output.print(stream.update());
+  }
+}
+
+// Audio as it arrives: a reader thread queues it, and each decode takes everything queued since
+// the last one (so a slow decode makes the next step longer, never the queue longer).
+void run_live(StreamInput& input, StreamingTranscriber& stream, StreamOutput& output) {
+  std::mutex mutex;
+  std::condition_variable arrived;
+  std::vector<float> queue;
+  bool ended = false;
+  std::exception_ptr failure;
+  std::thread reader([&] {
+    try {
+      std::vector<float> block;
+      while (true) {
+        block.clear();
+        if (input.read(block, 1600) == 0) break;  // 100 ms
+        const std::lock_guard lock(mutex);
+        queue.insert(queue.end(), block.begin(), block.end());
+        arrived.notify_one();
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    const std::lock_guard lock(mutex);
+    ended = true;
+    arrived.notify_one();
+  });
+  try {
+    std::vector<float> samples;
+    bool done = false;
+    while (!done) {
+      {
+        std::unique_lock lock(mutex);
+        arrived.wait(lock, [&] { return !queue.empty() || ended; });
+        samples.swap(queue);
+        queue.clear();
+        done = ended;
+      }
+      stream.push(samples);
+      samples.clear();
+      if (stream.ready()) output.print(stream.update());
+    }
+  } catch (...) {
+    stop_requested.store(true);
+    reader.join();
+    throw;
+  }
+  reader.join();
+  if (failure) {
+    output.print(stream.finish());  // what was heard before the failure is not lost
+    std::rethrow_exception(failure);
+  }
+}
+
+int stream(const StreamArgs& a) {
+  const StreamOptions options = to_options(a);
+  validate(options);  // and the VAD model, before the Whisper model loads
+  StreamOutput output(a.output_format, stdout);
+  const auto model = Model::load(a.model, parse_compute_type(a.compute_type), parse_device(a.device));
+  StreamingTranscriber transcriber(model, options);
+  transcriber.set_threads(a.threads);
+  stop_on_signals();
+  StreamInput input(a.input, a.input_format, a.realtime, stop_requested);
+  if (input.live())
+    run_live(input, transcriber, output);
+  else
+    run_offline(input, transcriber, output, options.step_seconds);
+  output.print(transcriber.finish());
+  output.print_end(transcriber.stats());
+  if (stop_requested.load()) std::fprintf(stderr, "auris: stopped; everything heard was transcribed\n");
+  return 0;
+}
+
+}  // namespace
+
+Command add_stream_command(CLI::App& app) {
+  auto a = std::make_shared<StreamArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "stream", "Live transcription: audio in as it comes, committed words out within about a second");
+  cmd->add_option("input", a->input,
+                  "- for raw 16-kHz mono s16le PCM on stdin; a file or URL FFmpeg reads; a device with --input-format")
+      ->capture_default_str();
+  cmd->add_option("--input-format", a->input_format, "FFmpeg input device for INPUT, e.g. alsa (INPUT: default, hw:0) or pulse");
+  cmd->add_flag("--realtime", a->realtime, "Feed a file at the speed it plays, as if it were live");
+  cmd->add_option("-m,--model", a->model, "Model name in the cache or path")->capture_default_str();
+  cmd->add_option("-l,--language", a->language, "Spoken language (code or name); detected when omitted");
+  cmd->add_option("--task", a->task, "transcribe, or translate to English")
+      ->check(CLI::IsMember({"transcribe", "translate"}))
+      ->capture_default_str();
+  cmd->add_option("--beam-size", a->beam_size, "Beams in beam search (0: greedy)")->check(CLI::Range(0, 16))->capture_default_str();
+  cmd->add_option("--initial-prompt", a->initial_prompt, "Text to condition the start on (spelling, vocabulary)");
+  cmd->add_option("--step-ms", a->step_ms, "New audio that triggers the next decode")->check(CLI::Range(100, 30000))->capture_default_str();
+  cmd->add_option("--trim-s", a->trim_seconds, "Cut the buffer at a committed segment end once it is longer than this")
+      ->check(CLI::Range(1.0, 25.0))
+      ->capture_default_str();
+  const std::string vad_group = "Voice activity detection";
+  cmd->add_flag("--vad", a->vad, "Silero VAD: skip silence, close utterances at pauses")->group(vad_group);
+  VadParameters& p = a->vad_parameters;
+  cmd->add_option("--vad-model", p.model, "VAD model name in the cache (`auris download silero-vad`) or ggml file path")
+      ->capture_default_str()->group(vad_group);
+  cmd->add_option("--vad-threshold", p.threshold, "Speech probability (0-1) at which speech starts")
+      ->capture_default_str()->group(vad_group);
+  cmd->add_option("--vad-min-silence-ms", p.min_silence_duration_ms, "Silence that closes an utterance")
+      ->capture_default_str()->group(vad_group);
+  cmd->add_option("--vad-speech-pad-ms", p.speech_pad_ms, "Audio kept before and after speech")
+      ->capture_default_str()->group(vad_group);
+  cmd->add_option("-f,--output-format", a->output_format, "text (a terminal) or jsonl (programs)")
+      ->check(CLI::IsMember({"text", "jsonl"}))
+      ->capture_default_str();
+  cmd->add_option("-t,--threads", a->threads, "CPU threads (0: all cores)")->check(CLI::Range(0, 256));
+  cmd->add_option("--compute-type", a->compute_type, "float32, float16, bfloat16 or int8")->capture_default_str();
+  cmd->add_option("--device", a->device, "cpu, or cuda")->capture_default_str();
+  return {cmd, [a] { return stream(*a); }};
+}
+
+}  // namespace auris::cli
