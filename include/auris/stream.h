@@ -17,8 +17,9 @@
 namespace auris {
 
 struct StreamOptions {
-  // Each decode's options: language, task, beam_size, temperatures, thresholds, initial_prompt
-  // (the start of the prompt until committed text replaces it). Word timestamps are always on;
+  // Each decode's options: language (unset: detected on the first 2 s of speech, then kept), task,
+  // beam_size, temperatures, thresholds, initial_prompt (the start of the prompt until committed
+  // text replaces it). Word timestamps are always on;
   // clip_timestamps, vad and the callbacks must be left unset (StreamOptions::vad is the streaming VAD).
   TranscribeOptions transcribe;
   // New audio that makes update() decode again. 0.1 to 30 s.

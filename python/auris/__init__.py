@@ -10,6 +10,7 @@
 
 from auris._core import AurisError
 from auris.audio import decode_audio
+from auris.stream import StreamingTranscriber, StreamUpdate
 from auris.transcribe import (
     BatchedInferencePipeline,
     Segment,
@@ -31,6 +32,8 @@ __all__ = [
     "download_model",
     "format_timestamp",
     "Segment",
+    "StreamingTranscriber",
+    "StreamUpdate",
     "TranscriptionInfo",
     "TranscriptionOptions",
     "VadOptions",

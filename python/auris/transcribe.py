@@ -145,6 +145,28 @@ def _vad_dict(vad_filter: bool, vad_parameters) -> Tuple[Optional[dict], Optiona
     return asdict(options), options
 
 
+def _engine_options(*, task, language, beam_size, best_of, patience, max_new_tokens, prefix, suppress_blank,
+                    suppress_tokens, without_timestamps, max_initial_timestamp, temperatures,
+                    compression_ratio_threshold, log_prob_threshold, no_speech_threshold, condition_on_previous_text,
+                    initial_prompt, word_timestamps, prepend_punctuations, append_punctuations,
+                    hallucination_silence_threshold, clip_timestamps, vad) -> dict:
+    """The options as the engine (_core) takes them."""
+    return {
+        "task": task, "language": language, "beam_size": int(beam_size), "best_of": int(best_of),
+        "patience": float(patience), "max_new_tokens": max_new_tokens, "prefix": prefix,
+        "suppress_blank": bool(suppress_blank),
+        "suppress_tokens": [] if suppress_tokens is None else [int(t) for t in suppress_tokens],
+        "without_timestamps": bool(without_timestamps), "max_initial_timestamp": max_initial_timestamp,
+        "temperatures": temperatures, "compression_ratio_threshold": compression_ratio_threshold,
+        "log_prob_threshold": log_prob_threshold, "no_speech_threshold": no_speech_threshold,
+        "condition_on_previous_text": bool(condition_on_previous_text), "initial_prompt": initial_prompt,
+        "word_timestamps": bool(word_timestamps), "prepend_punctuations": prepend_punctuations,
+        "append_punctuations": append_punctuations,
+        "hallucination_silence_threshold": hallucination_silence_threshold, "clip_timestamps": clip_timestamps,
+        "vad": vad,
+    }
+
+
 class _Segments:
     """The lazy segments: the transcription starts at the first next() and stays one window ahead."""
 
@@ -364,20 +386,15 @@ def _transcribe(model: WhisperModel, batch_size: int, audio, language, task, log
     clips = _clip_timestamps(clip_timestamps)
     vad, vad_options = _vad_dict(vad_filter, vad_parameters)
     samples = _audio_array(audio)
-    options = {
-        "task": task, "language": language, "beam_size": int(beam_size), "best_of": int(best_of),
-        "patience": float(patience), "max_new_tokens": max_new_tokens, "prefix": prefix,
-        "suppress_blank": bool(suppress_blank),
-        "suppress_tokens": [] if suppress_tokens is None else [int(t) for t in suppress_tokens],
-        "without_timestamps": bool(without_timestamps), "max_initial_timestamp": max_initial_timestamp,
-        "temperatures": temperatures, "compression_ratio_threshold": compression_ratio_threshold,
-        "log_prob_threshold": log_prob_threshold, "no_speech_threshold": no_speech_threshold,
-        "condition_on_previous_text": bool(condition_on_previous_text), "initial_prompt": initial_prompt,
-        "word_timestamps": bool(word_timestamps), "prepend_punctuations": prepend_punctuations,
-        "append_punctuations": append_punctuations,
-        "hallucination_silence_threshold": hallucination_silence_threshold, "clip_timestamps": clips,
-        "vad": vad,
-    }
+    options = _engine_options(
+        task=task, language=language, beam_size=beam_size, best_of=best_of, patience=patience,
+        max_new_tokens=max_new_tokens, prefix=prefix, suppress_blank=suppress_blank, suppress_tokens=suppress_tokens,
+        without_timestamps=without_timestamps, max_initial_timestamp=max_initial_timestamp, temperatures=temperatures,
+        compression_ratio_threshold=compression_ratio_threshold, log_prob_threshold=log_prob_threshold,
+        no_speech_threshold=no_speech_threshold, condition_on_previous_text=condition_on_previous_text,
+        initial_prompt=initial_prompt, word_timestamps=word_timestamps, prepend_punctuations=prepend_punctuations,
+        append_punctuations=append_punctuations, hallucination_silence_threshold=hallucination_silence_threshold,
+        clip_timestamps=clips, vad=vad)
     transcription = _core.Transcription(model.model, samples, options, model.cpu_threads, batch_size)
     transcription_options = TranscriptionOptions(
         beam_size=beam_size, best_of=best_of, patience=patience, length_penalty=length_penalty,

@@ -9,6 +9,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include <string>
 #include <exception>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "api/model_impl.h"
@@ -27,6 +29,7 @@
 #include "decoding/decoding_task.h"
 #include "auris/batch.h"
 #include "auris/error.h"
+#include "auris/stream.h"
 #include "auris/transcribe.h"
 #include "model/model_download.h"
 #include "model/model_registry.h"
@@ -242,6 +245,59 @@ nb::ndarray<nb::numpy, float, nb::ndim<1>> to_numpy(std::vector<float> samples) 
   return nb::ndarray<nb::numpy, float, nb::ndim<1>>(owned->data(), {owned->size()}, free_it);
 }
 
+// A live stream (auris/stream.h) for auris.StreamingTranscriber: samples pushed as they arrive,
+// committed and tentative words back. Each decode runs on_own_thread, the GIL released.
+class PyStream {
+ public:
+  using Update = std::tuple<std::vector<Word>, std::vector<Word>, bool>;
+
+  PyStream(PyModel& py_model, const nb::dict& options_dict, double step_seconds, double trim_seconds, int threads) {
+    TranscribeOptions transcribe = transcribe_options(options_dict);
+    StreamOptions options;
+    options.step_seconds = step_seconds;
+    options.trim_seconds = trim_seconds;
+    options.vad = transcribe.vad;  // the stream's own, live VAD
+    transcribe.vad.reset();
+    transcribe.clip_timestamps.clear();
+    options.transcribe = std::move(transcribe);
+    check_options(options.transcribe, *py_model.model());
+    on_own_thread([&] { stream_ = std::make_unique<StreamingTranscriber>(py_model.model(), options); });
+    stream_->set_threads(threads);
+  }
+
+  Update push(Audio audio) {
+    std::lock_guard lock(mutex_);
+    StreamUpdate update;
+    on_own_thread([&] {
+      stream_->push(std::span<const float>(audio.data(), audio.shape(0)));
+      if (stream_->ready()) update = stream_->update();
+    });
+    return {std::move(update.committed), std::move(update.tentative), update.utterance_ended};
+  }
+
+  Update finish() {
+    std::lock_guard lock(mutex_);
+    StreamUpdate update;
+    on_own_thread([&] { update = stream_->finish(); });
+    return {std::move(update.committed), std::move(update.tentative), update.utterance_ended};
+  }
+
+  nb::dict stats() const {
+    const StreamStats s = stream_->stats();
+    nb::dict d;
+    d["received_seconds"] = s.received_seconds;
+    d["decoded_seconds"] = s.decoded_seconds;
+    d["decodes"] = s.decodes;
+    d["compute_seconds"] = s.compute_seconds;
+    d["buffered_seconds"] = s.buffered_seconds;
+    return d;
+  }
+
+ private:
+  std::mutex mutex_;  // a StreamingTranscriber is one thread's: Python threads take turns
+  std::unique_ptr<StreamingTranscriber> stream_;
+};
+
 }  // namespace
 }  // namespace auris
 
@@ -288,6 +344,14 @@ NB_MODULE(_core, m) {
       .def_ro("all_language_probs", &PyTranscription::all_language_probs_)
       .def_ro("duration", &PyTranscription::duration_)
       .def_ro("duration_after_vad", &PyTranscription::duration_after_vad_);
+
+  nb::class_<PyStream>(m, "Stream")
+      .def(nb::init<PyModel&, const nb::dict&, double, double, int>(), "model"_a, "options"_a, "step_seconds"_a,
+           "trim_seconds"_a, "threads"_a)
+      .def("push", &PyStream::push, "samples"_a,
+           "Appends samples; decodes if a step of new audio came. (committed, tentative, utterance_ended).")
+      .def("finish", &PyStream::finish, "The input ended: commits every word left. (committed, tentative, utterance_ended).")
+      .def("stats", &PyStream::stats);
 
   m.def(
       "load_audio",

@@ -123,6 +123,10 @@ struct StreamingTranscriber::State {
     stats.decoded_seconds += seconds(static_cast<int64_t>(buffer.size()));
     ++stats.decodes;
     new_samples = 0;
+    // A language detected on speech holds for the rest of the stream, so that later decodes,
+    // however short their buffer, do not switch it.
+    if (!options.transcribe.decoding.language && !transcript.segments.empty() && length() >= 2.0)
+      options.transcribe.decoding.language = transcript.language;
 
     const double offset = seconds(buffer_start);
     std::vector<Word> hypothesis;

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Live transcription measured (issue 32): `auris stream --realtime` fed the long-form file at the
+speed it plays, against the offline transcript of the same file.
+
+ - Latency: for each committed word matched to the offline run's words (by text, in order), the
+   time from the word's end in the audio (the offline word timestamps) to the moment it was
+   committed (the event's "time": wall seconds since the stream began, which is when the audio's
+   first sample arrived). Median and p90.
+ - Quality: the WER of the committed text and of the offline transcript against the reference.
+ - Silence: committed words inside the file's 20-s silence (found as the longest gap between the
+   offline words).
+ - Cost: compute seconds per audio second, and the margin to real time.
+
+Usage: bench/stream_latency.py [--cli build/auris] [--model tiny.en] [--step-ms 500] [--threads 2]
+       [--audio ...longform/hifitts-dev-concat.flac] [--beam-size 5] [--peer VENV/bin/python]
+With --peer, whisper_streaming (PyPI: whisper-streaming, on faster-whisper) runs the same feed
+(bench/peers/whisper_streaming_run.py) and is reported beside.
+"""
+
+import argparse
+import difflib
+import json
+import platform
+import re
+import statistics
+import subprocess
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def cpu_name():
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def bare(word):
+    return re.sub(r"[^a-z0-9']", "", word.lower())
+
+
+def wer(cli, reference_text, hypothesis_text):
+    with tempfile.TemporaryDirectory() as d:
+        ref, hyp = Path(d) / "ref.txt", Path(d) / "hyp.txt"
+        ref.write_text(reference_text.replace("\n", " ") + "\n")
+        hyp.write_text(hypothesis_text.replace("\n", " ") + "\n")
+        out = subprocess.run([cli, "wer", str(ref), str(hyp)], check=True, capture_output=True, text=True).stdout
+    return float(re.search(r"WER ([0-9.]+)", out).group(1))
+
+
+def offline_words(cli, model, audio, threads, beam):
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run([cli, "transcribe", "-m", model, "-t", str(threads), "--beam-size", str(beam),
+                        "--word-timestamps", "-f", "json", "-o", d, audio], check=True, capture_output=True)
+        transcript = json.loads(next(Path(d).glob("*.json")).read_text())
+    words = [w for s in transcript["segments"] for w in s.get("words", [])]
+    return transcript["text"], words
+
+
+def auris_stream(cli, model, audio, threads, step_ms, beam):
+    out = subprocess.run([cli, "stream", "-m", model, "-t", str(threads), "--step-ms", str(step_ms),
+                          "--beam-size", str(beam), "--realtime", "-f", "jsonl", audio],
+                         check=True, capture_output=True, text=True).stdout
+    events = [json.loads(line) for line in out.splitlines()]
+    committed = [dict(w, time=e["time"]) for e in events if e["type"] == "committed" for w in e["words"]]
+    end = next(e for e in events if e["type"] == "end")
+    return committed, end["compute_seconds"], end["audio_seconds"]
+
+
+def peer_stream(python, model, audio, step_ms, beam):
+    out = subprocess.run([python, str(REPO / "bench/peers/whisper_streaming_run.py"), "--model", model,
+                          "--audio", audio, "--step-ms", str(step_ms), "--beam-size", str(beam)],
+                         check=True, capture_output=True, text=True).stdout
+    result = json.loads(out)
+    return result["committed"], result["compute_seconds"], result["audio_seconds"]
+
+
+def delays(committed, reference_words):
+    """Commit time minus the word's end in the offline run, for the words both have, in order."""
+    ours = [bare(w["word"]) for w in committed]
+    theirs = [bare(w["word"]) for w in reference_words]
+    matcher = difflib.SequenceMatcher(a=ours, b=theirs, autojunk=False)
+    out = []
+    for block in matcher.get_matching_blocks():
+        for k in range(block.size):
+            out.append(committed[block.a + k]["time"] - reference_words[block.b + k]["end"])
+    return out
+
+
+def longest_gap(words):
+    gaps = [(words[i + 1]["start"] - words[i]["end"], words[i]["end"], words[i + 1]["start"]) for i in range(len(words) - 1)]
+    return max(gaps)[1:]
+
+
+def report(name, committed, compute, audio_seconds, reference_words, reference_text, offline_wer, cli, silence):
+    d = sorted(delays(committed, reference_words))
+    text = "".join(w["word"] for w in committed)
+    committed_wer = wer(cli, reference_text, text)
+    inside = [w["word"] for w in committed if w["start"] > silence[0] + 0.5 and w["end"] < silence[1] - 0.5]
+    p90 = d[int(0.9 * (len(d) - 1))] if d else float("nan")
+    print(f"  {name}: latency median {statistics.median(d):.2f} s, p90 {p90:.2f} s over {len(d)} of "
+          f"{len(reference_words)} words; WER {100 * committed_wer:.2f} (offline {100 * offline_wer:.2f}, "
+          f"{100 * (committed_wer - offline_wer):+.2f} points); {len(inside)} words committed in the silence; "
+          f"{compute / audio_seconds:.3f} compute s per audio s ({audio_seconds / compute:.2f}x real time)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cli", default=str(REPO / "build" / "auris"))
+    parser.add_argument("--model", default="tiny.en")
+    parser.add_argument("--audio", default=str(REPO.parent / "shared/data/audio/longform/hifitts-dev-concat.flac"))
+    parser.add_argument("--step-ms", type=int, default=500)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--beam-size", type=int, default=5)
+    parser.add_argument("--peer", help="python of a venv with whisper-streaming and faster-whisper")
+    args = parser.parse_args()
+
+    reference_text = Path(args.audio).with_suffix(".txt").read_text()
+    offline_text, words = offline_words(args.cli, args.model, args.audio, args.threads, args.beam_size)
+    offline_wer = wer(args.cli, reference_text, offline_text)
+    silence = longest_gap(words)
+    print(f"CPU: {cpu_name()}; {args.model}, beam {args.beam_size}, step {args.step_ms} ms, {args.threads} threads, "
+          f"{Path(args.audio).name} fed at real time; silence {silence[0]:.1f}-{silence[1]:.1f} s")
+    committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms, args.beam_size)
+    report("auris stream", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
+    if args.peer:
+        committed, compute, seconds = peer_stream(args.peer, args.model, args.audio, args.step_ms, args.beam_size)
+        report("whisper_streaming", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
+
+
+if __name__ == "__main__":
+    main()
