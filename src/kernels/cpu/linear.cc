@@ -8,6 +8,7 @@
 #include "auris/error.h"
 #include "kernels/cpu/norm_activation.h"
 #include "kernels/cpu/packed_gemm.h"
+#include "kernels/cpu/widening.h"
 #include "model/half_float.h"
 #include "util/huge_pages.h"
 
@@ -43,7 +44,7 @@ const float* widened_rows(const std::vector<uint16_t>& half, bool bf16) {
   for (long b = 0; b < n; b += kChunk) {
     const long m = std::min(kChunk, n - b);
     if (bf16) {
-      for (long i = b; i < b + m; ++i) dst[i] = bf16_to_float(src[i]);
+      widen_bf16(src + b, m, dst + b);
     } else {
       fp16_to_float_n(reinterpret_cast<const uint8_t*>(src + b), m, dst + b);
     }
@@ -56,13 +57,10 @@ const float* widened_rows(const std::vector<uint16_t>& half, bool bf16) {
 const float* widened_rows(const Int8Rows& rows, int in) {
   const int out = static_cast<int>(rows.scales.size());
   float* dst = widening_buffer(rows.values.size());
+  constexpr int kRows = 64;
 #pragma omp parallel for schedule(static) if (static_cast<long>(out) * in >= (1L << 16))
-  for (int o = 0; o < out; ++o) {
-    const float scale = rows.scales[o];
-    const int8_t* src = rows.values.data() + static_cast<size_t>(o) * in;
-    float* row = dst + static_cast<size_t>(o) * in;
-    for (int i = 0; i < in; ++i) row[i] = static_cast<float>(src[i]) * scale;
-  }
+  for (int o = 0; o < out; o += kRows)
+    dequantize_int8_rows(rows.values.data(), rows.scales.data(), o, std::min(kRows, out - o), in, dst);
   return dst;
 }
 
