@@ -1,5 +1,6 @@
 // StreamingTranscriber (include/auris/stream.h): LocalAgreement-2 over a Transcriber, with the
 // buffer's bookkeeping (cuts, the prompt of committed text) and, optionally, live VAD.
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <deque>
@@ -28,6 +29,13 @@ constexpr double kNoSpeechSkip = 0.9;
 constexpr double kMaxBufferSeconds = 30.0;
 
 double seconds(int64_t samples) { return static_cast<double>(samples) / kRate; }
+
+// Whether a word has a letter or digit of any script (not only spaces and ASCII punctuation).
+bool has_content(const std::string& word) {
+  for (unsigned char c : word)
+    if (c >= 0x80 || std::isalnum(c)) return true;
+  return false;
+}
 
 }  // namespace
 
@@ -131,9 +139,13 @@ struct StreamingTranscriber::State {
     const double offset = seconds(buffer_start);
     std::vector<Word> hypothesis;
     std::vector<double> segment_ends;
+    const std::optional<double>& repetition_limit = options.transcribe.compression_ratio_threshold;
     for (const Segment& s : transcript.segments) {
-      if (s.no_speech_prob > kNoSpeechSkip) continue;
+      // Likely silence, or a loop of repeated text (what temperature fallback would have retried:
+      // noise decodes as ". . . ."): no words.
+      if (s.no_speech_prob > kNoSpeechSkip || (repetition_limit && s.compression_ratio > *repetition_limit)) continue;
       for (Word w : s.words) {
+        if (!has_content(w.word)) continue;  // a lone mark, as noise gives
         w.start += offset;
         w.end += offset;
         hypothesis.push_back(std::move(w));
