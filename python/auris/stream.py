@@ -58,7 +58,7 @@ class StreamingTranscriber:
         options = _engine_options(
             task=task, language=language, beam_size=beam_size, best_of=5, patience=1.0, max_new_tokens=None,
             prefix=None, suppress_blank=True, suppress_tokens=[-1], without_timestamps=False,
-            max_initial_timestamp=1.0, temperatures=[0.0], compression_ratio_threshold=2.4,
+            max_initial_timestamp=1.0, temperatures=[0.0, 0.2, 0.4, 0.6, 0.8, 1.0], compression_ratio_threshold=2.4,
             log_prob_threshold=-1.0, no_speech_threshold=0.6, condition_on_previous_text=True,
             initial_prompt=initial_prompt, word_timestamps=True, prepend_punctuations="\"'“¿([{-",
             append_punctuations="\"'.。,，!！?？:：”)]}、", hallucination_silence_threshold=None, clip_timestamps=[],

@@ -141,8 +141,8 @@ struct StreamingTranscriber::State {
     std::vector<double> segment_ends;
     const std::optional<double>& repetition_limit = options.transcribe.compression_ratio_threshold;
     for (const Segment& s : transcript.segments) {
-      // Likely silence, or a loop of repeated text (what temperature fallback would have retried:
-      // noise decodes as ". . . ."): no words.
+      // Likely silence, or a loop of repeated text that even the last temperature gave (noise
+      // decodes as ". . . ."): no words.
       if (s.no_speech_prob > kNoSpeechSkip || (repetition_limit && s.compression_ratio > *repetition_limit)) continue;
       for (Word w : s.words) {
         if (!has_content(w.word)) continue;  // a lone mark, as noise gives
