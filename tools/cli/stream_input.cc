@@ -50,7 +50,7 @@ size_t StreamInput::read(std::vector<float>& out, size_t max_samples) {
 size_t StreamInput::read_raw_stdin(std::vector<float>& out, size_t max_samples) {
   std::vector<unsigned char> bytes(max_samples * 2);
   size_t have = partial_.size();
-  std::memcpy(bytes.data(), partial_.data(), have);
+  if (have > 0) std::memcpy(bytes.data(), partial_.data(), have);
   partial_.clear();
   while (have < 2) {
     // Poll so that Ctrl-C is seen while standard input is quiet.
