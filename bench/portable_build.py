@@ -15,20 +15,14 @@ Usage: bench/portable_build.py --portable build/auris --native build-native/auri
 
 import argparse
 import os
-import platform
 import statistics
 import subprocess
 import time
 from pathlib import Path
 
+from cpu_info import cpu_name
+
 REPO = Path(__file__).resolve().parents[1]
-
-
-def cpu_name():
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor()
 
 
 def timed(command, env):

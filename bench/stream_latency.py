@@ -20,21 +20,15 @@ With --peer, whisper_streaming (PyPI: whisper-streaming, on faster-whisper) runs
 import argparse
 import difflib
 import json
-import platform
 import re
 import statistics
 import subprocess
 import tempfile
 from pathlib import Path
 
+from cpu_info import cpu_name
+
 REPO = Path(__file__).resolve().parents[1]
-
-
-def cpu_name():
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor()
 
 
 def bare(word):
