@@ -38,14 +38,18 @@ struct StreamOptions {
 void validate(const StreamOptions& options);
 
 struct StreamUpdate {
+  // With StreamOptions::vad: the VAD heard speech begin here (stream seconds, its padding
+  // included) since the last update. It comes before this update's words.
+  std::optional<double> speech_started;
   // Words committed by this update, in order, times in seconds since the stream's first sample.
   // Committed words are final.
   std::vector<Word> committed;
   // The words after them in the latest decode, not yet agreed: replaces the last update's.
   std::vector<Word> tentative;
-  // The VAD heard the utterance end, or the input ended: everything before is committed.
+  // The VAD heard the utterance end, or the input ended: everything before is committed. It comes
+  // after this update's words.
   bool utterance_ended = false;
-  bool empty() const { return committed.empty() && tentative.empty() && !utterance_ended; }
+  bool empty() const { return !speech_started && committed.empty() && tentative.empty() && !utterance_ended; }
 };
 
 struct StreamStats {
@@ -66,9 +70,11 @@ class StreamingTranscriber {
 
   // Appends 16 kHz mono samples in [-1, 1]. Runs the VAD, if on; never decodes.
   void push(std::span<const float> samples);
-  // Whether update() would decode: step_seconds of new audio, or an utterance the VAD closed.
+  // Whether update() has something to do: step_seconds of new audio to decode, an utterance the VAD
+  // closed, or a start of speech to report.
   bool ready() const;
-  // Decodes the buffer if ready(), and returns what changed (empty otherwise).
+  // Decodes the buffer if step_seconds of new audio arrived, and returns what changed (empty when
+  // not ready()).
   StreamUpdate update();
   // The input ended: decodes what is new and commits every word left. The stream can go on after
   // it (times continue), as after a closed utterance.

@@ -18,6 +18,11 @@ void ServerMetrics::add_audio_seconds(double seconds) {
   audio_seconds_ += seconds;
 }
 
+void ServerMetrics::set_realtime_sessions(int sessions) {
+  std::lock_guard lock(mutex_);
+  realtime_sessions_ = sessions;
+}
+
 void ServerMetrics::set_in_flight(int requests) {
   std::lock_guard lock(mutex_);
   in_flight_ = requests;
@@ -41,6 +46,9 @@ std::string ServerMetrics::prometheus(const std::vector<std::pair<std::string, B
   out << "# HELP auris_requests_in_flight Transcription requests admitted and not yet answered.\n"
          "# TYPE auris_requests_in_flight gauge\nauris_requests_in_flight "
       << in_flight_ << "\n";
+  out << "# HELP auris_realtime_sessions Realtime transcription sessions (WebSocket /v1/realtime) open.\n"
+         "# TYPE auris_realtime_sessions gauge\nauris_realtime_sessions "
+      << realtime_sessions_ << "\n";
   out << "# HELP auris_queue_depth Chunks (30-s windows or speech chunks) waiting for a batch slot.\n"
          "# TYPE auris_queue_depth gauge\n";
   for (const auto& [name, stats] : models) out << "auris_queue_depth{model=\"" << name << "\"} " << stats.queued_chunks << "\n";

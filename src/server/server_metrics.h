@@ -1,5 +1,6 @@
 // The server's counters in Prometheus' text format (GET /metrics): requests by status, a latency
-// histogram, audio seconds transcribed, and each model's queue and batch occupancy.
+// histogram, audio seconds transcribed, realtime sessions open, and each model's queue and batch
+// occupancy.
 #pragma once
 
 #include <array>
@@ -18,6 +19,7 @@ class ServerMetrics {
   void record_request(int status, double seconds);
   void add_audio_seconds(double seconds);
   void set_in_flight(int requests);
+  void set_realtime_sessions(int sessions);
 
   // Every metric, with each model's scheduler stats (name, stats).
   std::string prometheus(const std::vector<std::pair<std::string, BatchScheduler::Stats>>& models) const;
@@ -32,6 +34,7 @@ class ServerMetrics {
   double duration_sum_ = 0;
   double audio_seconds_ = 0;
   int in_flight_ = 0;
+  int realtime_sessions_ = 0;
 };
 
 }  // namespace auris::server

@@ -18,6 +18,7 @@
 #include "server/connection_guard.h"
 #include "server/http_error.h"
 #include "server/openai_responses.h"
+#include "server/realtime_endpoint.h"
 #include "server/server_metrics.h"
 #include "server/transcription_form.h"
 #include "server/upload_file.h"
@@ -93,6 +94,15 @@ struct TranscriptionServer::Impl {
       if (!names.insert(m.name).second) throw Error("two models are served as '" + m.name + "': give each its own name");
       models.push_back({m.name, m.model, std::make_unique<BatchScheduler>(m.model, options.max_batch, options.threads)});
     }
+    RealtimeEndpoint::Options realtime_options;
+    realtime_options.max_sessions = options.max_sessions;
+    realtime_options.environment.vad_model = options.vad_model;
+    realtime_options.environment.threads = options.threads;
+    realtime_options.environment.find_model = [this](const std::string& name) {
+      const Model& m = find_model(name);
+      return std::make_pair(m.name, std::shared_ptr<const auris::Model>(m.model));
+    };
+    realtime = std::make_unique<RealtimeEndpoint>(std::move(realtime_options), metrics);
     setup_routes();
   }
 
@@ -362,6 +372,14 @@ struct TranscriptionServer::Impl {
               [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
                 transcription(req, res, reader, /*translate=*/true);
               });
+    http.Get("/v1/realtime", [this](const httplib::Request& req, httplib::Response& res) {
+      try {
+        check_api_key(req);
+        realtime->serve(req, res);
+      } catch (const HttpError& e) {
+        reply_error(res, e);
+      }
+    });
     http.Get("/v1/models", [this](const httplib::Request& req, httplib::Response& res) {
       try {
         check_api_key(req);
@@ -396,6 +414,7 @@ struct TranscriptionServer::Impl {
   ServerOptions options;
   UploadDirectory uploads;
   ServerMetrics metrics;
+  std::unique_ptr<RealtimeEndpoint> realtime;
   httplib::Server http;
   std::unique_ptr<ConnectionGuard> guard;  // from bind() on, when the port is known
   std::atomic<int> in_flight{0};
@@ -436,6 +455,7 @@ void TranscriptionServer::serve() {
 
 void TranscriptionServer::stop() {
   impl_->stopping = true;
+  impl_->realtime->stop();
   impl_->http.stop();
 }
 

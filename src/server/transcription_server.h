@@ -2,7 +2,8 @@
 // served model has one BatchScheduler, so the windows of every request in flight share its batch.
 // Requests are admitted up to max_queue at once (429 past that), uploads stream to private files
 // (413 past the limit, 408 past the deadline), a client that goes away cancels its windows that
-// have not started, and stop() lets every request in flight finish.
+// have not started, and stop() lets every request in flight finish. GET /v1/realtime is OpenAI's
+// realtime transcription over a WebSocket on the same port (realtime_endpoint.h).
 #pragma once
 
 #include <atomic>
@@ -28,6 +29,7 @@ struct ServerOptions {
   int max_queue = 64;
   size_t max_upload_bytes = size_t{100} << 20;
   double request_timeout_s = 300;
+  int max_sessions = 4;  // realtime WebSocket sessions open at once (GET /v1/realtime); 0: none
   int threads = 0;  // CPU threads of each model's batched passes; 0: all cores
   std::string vad_model = "silero-vad";
   // Where the access log goes, a line per request (default: stderr).

@@ -1,7 +1,9 @@
 #include "stream/local_agreement.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <string>
 
 namespace auris {
 
@@ -10,6 +12,23 @@ namespace {
 // Consecutive hypotheses of one buffer repeat the committed words it still holds: up to this many
 // of the latest are looked for.
 constexpr size_t kMaxRepeatedWords = 5;
+
+// Two decodes of the same speech often punctuate or capitalise a word differently ("not," and
+// "not!"): words are compared by their letters and digits alone (any non-ASCII byte kept).
+bool same_word(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  auto skip = [](const std::string& s, size_t& k) {
+    while (k < s.size() && static_cast<unsigned char>(s[k]) < 0x80 && !std::isalnum(static_cast<unsigned char>(s[k]))) ++k;
+  };
+  while (true) {
+    skip(a, i);
+    skip(b, j);
+    if (i == a.size() || j == b.size()) return i == a.size() && j == b.size();
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[j]))) return false;
+    ++i;
+    ++j;
+  }
+}
 
 }  // namespace
 
@@ -25,7 +44,7 @@ size_t LocalAgreement::after_committed(const std::vector<Word>& hypothesis) cons
     for (size_t end = n; end <= hypothesis.size(); ++end) {
       bool same = true;
       for (size_t j = 0; j < n && same; ++j)
-        same = hypothesis[end - n + j].word == committed_in_buffer_[committed_in_buffer_.size() - n + j].word;
+        same = same_word(hypothesis[end - n + j].word, committed_in_buffer_[committed_in_buffer_.size() - n + j].word);
       const double distance = std::fabs(hypothesis[end - 1].end - last_committed_end_);
       if (same && distance < best_distance) {
         best = end;
@@ -49,7 +68,7 @@ std::vector<Word> LocalAgreement::insert(const std::vector<Word>& hypothesis) {
 
   // The longest common prefix of the previous hypothesis and this one is agreed.
   size_t agreed = 0;
-  while (agreed < fresh.size() && agreed < previous_.size() && fresh[agreed].word == previous_[agreed].word) ++agreed;
+  while (agreed < fresh.size() && agreed < previous_.size() && same_word(fresh[agreed].word, previous_[agreed].word)) ++agreed;
   std::vector<Word> committed(fresh.begin(), fresh.begin() + static_cast<std::ptrdiff_t>(agreed));
   previous_.assign(fresh.begin() + static_cast<std::ptrdiff_t>(agreed), fresh.end());
   for (const Word& w : committed) committed_in_buffer_.push_back(w);

@@ -17,7 +17,8 @@ class LocalAgreement {
   // of the committed words is skipped: up to their last 5 words found by their text near where they
   // ended, or else every word starting before the committed end (with 0.1 s of slack). Returns the
   // newly committed words: the longest prefix of the rest this hypothesis shares with the previous
-  // one.
+  // one, as this one spells them. Words are compared by their letters and digits, ignoring case
+  // and punctuation.
   std::vector<Word> insert(const std::vector<Word>& hypothesis);
 
   // The uncommitted words of the last hypothesis, after what insert() committed: the tentative tail.

@@ -46,10 +46,14 @@ TEST(LocalAgreement, NothingIsCommittedWhileHypothesesDisagree) {
   EXPECT_DOUBLE_EQ(agreement.last_committed_end(), 0.0);
 }
 
-TEST(LocalAgreement, AWordMustMatchWithItsSpaceAndPunctuation) {
+TEST(LocalAgreement, PunctuationAndCaseDoNotMakeAnotherWord) {
   LocalAgreement agreement;
-  agreement.insert(words({"Hello", "world"}));
-  EXPECT_EQ(texts(agreement.insert(words({"Hello,", "world"}))), Texts{});
+  agreement.insert(words({"Hello", "world."}));
+  EXPECT_EQ(texts(agreement.insert(words({"hello,", "world!", "again"}))), (Texts{"hello,", "world!"}));
+  agreement.insert(words({"hello,", "world!", "again", "now"}, 0.0));  // commits "again"
+  // A decode that punctuates the committed words otherwise does not commit them twice.
+  EXPECT_EQ(texts(agreement.insert(words({"Hello", "world", "again.", "now", "then"}))), (Texts{"now"}));
+  EXPECT_EQ(texts(agreement.insert(words({"a", "b"}))), Texts{});  // letters still count
 }
 
 TEST(LocalAgreement, CommittedWordsAreNotCommittedAgainAfterTheBufferIsCut) {

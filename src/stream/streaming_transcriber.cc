@@ -5,6 +5,7 @@
 #include <cmath>
 #include <deque>
 #include <string>
+#include <utility>
 
 #include "auris/error.h"
 #include "auris/stream.h"
@@ -77,6 +78,7 @@ struct StreamingTranscriber::State {
   std::vector<float> pending;    // samples not yet in a whole VAD window
   std::deque<float> preroll;     // the latest samples outside speech, for the padding before a start
   std::optional<int64_t> utterance_end;  // the VAD closed the utterance here
+  std::optional<int64_t> speech_start;   // the VAD heard speech begin here; not yet reported
   std::vector<float> held;       // speech after that end, until the utterance is closed
   int64_t held_start = 0;
 
@@ -188,7 +190,14 @@ struct StreamingTranscriber::State {
   StreamUpdate close() {
     StreamUpdate update;
     if (new_samples > 0) update = decode();
-    const std::vector<Word> rest = agreement.commit_tentative();
+    std::vector<Word> rest = agreement.commit_tentative();
+    if (utterance_end) {
+      // The VAD's end keeps speech_pad_ms of silence after the speech; a word the last decode
+      // starts in it is one Whisper made up of silence ("Thank you."), not one that was said.
+      const double speech_end =
+          seconds(*utterance_end - static_cast<int64_t>(options.vad->speech_pad_ms) * kRate / 1000 + SileroVad::kWindow);
+      std::erase_if(rest, [&](const Word& w) { return w.start >= speech_end; });
+    }
     update.committed.insert(update.committed.end(), rest.begin(), rest.end());
     remember(rest);
     update.tentative.clear();
@@ -223,6 +232,7 @@ struct StreamingTranscriber::State {
         if (!before.empty()) append(before, from);
         append(window, window_start);
         preroll.clear();
+        if (!speech_start) speech_start = from;
       } else if (was_speech) {
         append(window, window_start);
         if (event) {  // the end: the buffer keeps the audio up to it
@@ -262,19 +272,28 @@ void StreamingTranscriber::push(std::span<const float> samples) {
 
 bool StreamingTranscriber::ready() const {
   const State& s = *state_;
-  return s.utterance_end.has_value() || seconds(s.new_samples) >= s.options.step_seconds;
+  return s.utterance_end.has_value() || s.speech_start.has_value() || seconds(s.new_samples) >= s.options.step_seconds;
 }
 
 StreamUpdate StreamingTranscriber::update() {
   State& s = *state_;
-  if (s.utterance_end) return s.close();
-  if (seconds(s.new_samples) < s.options.step_seconds) return {};
-  return s.decode();
+  // A start after the end of the utterance being closed is the next utterance's: the next update's.
+  std::optional<double> started;
+  if (s.speech_start && (!s.utterance_end || *s.speech_start < *s.utterance_end))
+    started = seconds(*std::exchange(s.speech_start, std::nullopt));
+  StreamUpdate update;
+  if (s.utterance_end) update = s.close();
+  else if (seconds(s.new_samples) >= s.options.step_seconds) update = s.decode();
+  update.speech_started = started;
+  return update;
 }
 
 StreamUpdate StreamingTranscriber::finish() {
   State& s = *state_;
-  StreamUpdate update;
+  StreamUpdate update = {};
+  // What is left, reported as one update: a start first, every word, then the end.
+  std::optional<double> started;
+  if (s.speech_start) started = seconds(*std::exchange(s.speech_start, std::nullopt));
   if (s.utterance_end) update = s.close();  // the one the VAD closed, then the speech after it
   if (s.detector && s.detector->in_speech() && !s.pending.empty()) s.append(s.pending, s.detector->samples());
   s.pending.clear();
@@ -282,6 +301,7 @@ StreamUpdate StreamingTranscriber::finish() {
   update.committed.insert(update.committed.end(), last.committed.begin(), last.committed.end());
   update.tentative.clear();
   update.utterance_ended = true;
+  update.speech_started = started;
   return update;
 }
 

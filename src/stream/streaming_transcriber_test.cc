@@ -58,7 +58,9 @@ class StreamingTranscriberTest : public ::testing::Test {
     const size_t step = static_cast<size_t>(step_seconds * kRate);
     auto take = [&](const StreamUpdate& u) {
       for (const Word& w : u.committed) {
-        if (!committed.empty()) EXPECT_GE(w.start, committed.back().start - 1e-9) << w.word;
+        if (!committed.empty()) {
+          EXPECT_GE(w.start, committed.back().start - 1e-9) << w.word;
+        }
         EXPECT_LE(w.start, w.end);
         committed.push_back(w);
       }
@@ -150,9 +152,24 @@ TEST_F(StreamingTranscriberTest, LiveVadClosesUtterancesAndSkipsSilence) {
   StreamingTranscriber s(model_, o);
   std::vector<StreamUpdate> updates;
   const std::vector<Word> committed = stream(s, audio, 0.5, &updates);
-  int ends = 0;
-  for (const StreamUpdate& u : updates) ends += u.utterance_ended;
+  int ends = 0, starts = 0;
+  bool open = false;
+  bool second_started = false;
+  for (const StreamUpdate& u : updates) {
+    ends += u.utterance_ended;
+    if (u.speech_started) {  // a start comes before its words, and only once the last utterance closed
+      EXPECT_FALSE(open) << "speech started at " << *u.speech_started << " inside an utterance";
+      open = true;
+      ++starts;
+      const double t = *u.speech_started, resumed = speech / double(kRate) + 4;
+      EXPECT_FALSE(t > speech / double(kRate) + 0.5 && t < resumed - 0.5) << "speech started in the silence, at " << t;
+      second_started = second_started || std::abs(t - resumed) < 0.5;
+    }
+    if (u.utterance_ended) open = false;
+  }
   EXPECT_GE(ends, 3);  // at least the two utterances (jfk pauses between its phrases), and finish()
+  EXPECT_GE(starts, 2);
+  EXPECT_TRUE(second_started);
   const std::string bare = normalize_english(text_of(committed));
   const std::string once = normalize_english(
       "And so, my fellow Americans, ask not what your country can do for you, ask what you can do for your country.");

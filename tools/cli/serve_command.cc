@@ -83,6 +83,9 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--max-queue", a->options.max_queue, "Requests in flight at once; more get 429")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
+  cmd->add_option("--max-sessions", a->options.max_sessions, "Realtime WebSocket sessions (/v1/realtime) open at once; more get 429")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
   cmd->add_option("--max-upload-mb", a->max_upload_mb, "Largest upload; larger ones get 413")
       ->check(CLI::Range(1, 16384))
       ->capture_default_str();

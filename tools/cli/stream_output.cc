@@ -43,6 +43,8 @@ void StreamOutput::clear_tentative() {
 void StreamOutput::print(const StreamUpdate& update) {
   const double time = rounded(now());
   if (jsonl_) {
+    if (update.speech_started)
+      std::fprintf(out_, "%s\n", nlohmann::json({{"type", "speech_start"}, {"start", rounded(*update.speech_started)}, {"time", time}}).dump().c_str());
     if (!update.committed.empty()) {
       nlohmann::json words = nlohmann::json::array();
       for (const Word& w : update.committed)

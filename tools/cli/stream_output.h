@@ -1,6 +1,7 @@
 // How `auris stream` prints what it decides. text: a line per batch of committed words with their
 // times, and on a terminal the tentative tail below it, dimmed, rewritten at each step. jsonl: one
 // JSON object per event, each with "time", the wall-clock seconds since the stream began:
+//   {"type":"speech_start","start":..}   (with --vad: the VAD heard speech begin)
 //   {"type":"committed","start":..,"end":..,"text":..,"words":[{"word","start","end","probability"}]}
 //   {"type":"tentative","start":..,"end":..,"text":..}   (replaces the last tentative)
 //   {"type":"utterance_end"}

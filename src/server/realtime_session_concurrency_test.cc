@@ -1,0 +1,87 @@
+// RealtimeSession's two threads (ThreadSanitizer runs this): client events parsed and queued on the
+// caller's thread while the worker decodes and sends; the send callback called from both; a session
+// destroyed while its worker decodes. Its protocol is tested in realtime_session_test.cc.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "audio/audio_file.h"
+#include "server/realtime_session.h"
+#include "test_support.h"
+
+namespace auris::server {
+namespace {
+
+using nlohmann::json;
+
+// 16-bit PCM of 16-kHz samples as one base64 append event.
+std::string append_event(const std::vector<float>& samples, size_t from, size_t count) {
+  static const char* const kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::vector<unsigned char> bytes;
+  for (size_t i = from; i < std::min(samples.size(), from + count); ++i) {
+    const auto v = static_cast<int16_t>(std::lround(std::clamp(samples[i], -1.0f, 1.0f) * 32767));
+    bytes.push_back(static_cast<unsigned char>(v & 0xff));
+    bytes.push_back(static_cast<unsigned char>((v >> 8) & 0xff));
+  }
+  std::string text;
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    const uint32_t n = (bytes[i] << 16) | (i + 1 < bytes.size() ? bytes[i + 1] << 8 : 0) | (i + 2 < bytes.size() ? bytes[i + 2] : 0);
+    text += kAlphabet[(n >> 18) & 63];
+    text += kAlphabet[(n >> 12) & 63];
+    text += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
+    text += i + 2 < bytes.size() ? kAlphabet[n & 63] : '=';
+  }
+  return json{{"type", "input_audio_buffer.append"}, {"audio", text}}.dump();
+}
+
+TEST(RealtimeSessionConcurrency, EventsQueueWhileTheWorkerDecodesAndADecodingSessionCanGo) {
+  const std::string path = test::cached_model("tiny.en");
+  const std::string data = test::shared_data_dir();
+  if (path.empty() || data.empty()) GTEST_SKIP() << "needs tiny.en (scripts/fetch_models.sh) and ../shared/data";
+  const std::shared_ptr<const Model> model = Model::load(path);
+  std::vector<float> audio = load_audio(data + "/audio/jfk.flac");
+  audio.resize(3 * 16000);  // "And so my fellow Americans": short, for ThreadSanitizer's pace
+
+  RealtimeEnvironment environment;
+  environment.find_model = [&](const std::string&) { return std::make_pair(std::string("tiny.en"), model); };
+  environment.threads = 1;
+  std::mutex mutex;
+  std::vector<json> events;
+  std::atomic<int> completed{0};
+  auto send = [&](std::string event) {
+    json e = json::parse(event);
+    completed += e.at("type") == "conversation.item.input_audio_transcription.completed";
+    std::lock_guard lock(mutex);
+    events.push_back(std::move(e));
+  };
+  {
+    RealtimeSession session(environment, send);
+    session.receive(R"({"type": "session.update", "session": {"audio": {"input": {"format": {"type": "audio/pcm", "rate": 16000}, "turn_detection": null}}}})");
+    for (size_t at = 0; at < audio.size(); at += 1600) {
+      session.receive(append_event(audio, at, 1600));
+      session.receive("not json");  // an error sent from this thread while the worker sends
+    }
+    session.receive(R"({"type": "input_audio_buffer.commit"})");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+    while (completed == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_EQ(completed, 1);
+    // More audio, and the session goes while its worker decodes it.
+    for (size_t at = 0; at < audio.size(); at += 4000) session.receive(append_event(audio, at, 4000));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::lock_guard lock(mutex);
+  std::set<std::string> ids;
+  for (const json& e : events) EXPECT_TRUE(ids.insert(e.at("event_id")).second) << "event ids are unique across threads";
+}
+
+}  // namespace
+}  // namespace auris::server
