@@ -13,8 +13,15 @@ speed it plays, against the offline transcript of the same file.
 
 Usage: bench/stream_latency.py [--cli build/auris] [--model tiny.en] [--step-ms 500] [--threads 2]
        [--audio ...longform/hifitts-dev-concat.flac] [--beam-size 5] [--peer VENV/bin/python]
-With --peer, whisper_streaming (PyPI: whisper-streaming, on faster-whisper) runs the same feed
-(bench/peers/whisper_streaming_run.py) and is reported beside.
+       [--server build/pyenv/bin/python]
+With --peer (the python that scripts/setup_stream_peer.sh prints), ufal's whisper_streaming
+(whisper_online.py on faster-whisper, int8 as its CPU setting) runs the same feed
+(bench/peers/whisper_streaming_run.py) with the same model, step, beam and threads, reported beside.
+With --server, the same feed also goes through `auris serve`'s realtime WebSocket
+(bench/realtime_client.py, run by that python, which needs `websockets`:
+scripts/install_server_test_deps.sh puts it in build/pyenv) in 100-ms chunks of 24-kHz PCM; a
+word's commit time is when its delta event arrived (its compute time and the silence check are not
+measured there: the events carry neither).
 """
 
 import argparse
@@ -63,12 +70,33 @@ def auris_stream(cli, model, audio, threads, step_ms, beam):
     return committed, end["compute_seconds"], end["audio_seconds"]
 
 
-def peer_stream(python, model, audio, step_ms, beam):
+def peer_stream(python, model, audio, step_ms, beam, threads):
     out = subprocess.run([python, str(REPO / "bench/peers/whisper_streaming_run.py"), "--model", model,
-                          "--audio", audio, "--step-ms", str(step_ms), "--beam-size", str(beam)],
+                          "--audio", audio, "--step-ms", str(step_ms), "--beam-size", str(beam), "--threads", str(threads)],
                          check=True, capture_output=True, text=True).stdout
     result = json.loads(out)
     return result["committed"], result["compute_seconds"], result["audio_seconds"]
+
+
+def server_stream(python, cli, model, audio, threads, step_ms, beam):
+    import os
+    import sys
+    os.environ["AURIS_BIN"] = cli  # read when auris_server is imported
+    sys.path.insert(0, str(REPO / "tests" / "server"))
+    from auris_server import Server
+    if step_ms != 500:
+        raise SystemExit("--server: the realtime session's step is 500 ms")
+    server = Server("--model", model, "--threads", str(threads))
+    try:
+        url = server.url.replace("http://", "ws://") + "/v1/realtime?intent=transcription"
+        out = subprocess.run([python, str(REPO / "bench/realtime_client.py"), "--url", url, "--audio", audio,
+                              "--model", model, "--beam-size", str(beam)], check=True, capture_output=True, text=True).stdout
+    finally:
+        server.stop()
+    result = json.loads(out)
+    # Each delta's words, with the time it arrived.
+    committed = [{"word": " " + w, "time": d["time"]} for d in result["deltas"] for w in d["delta"].split()]
+    return committed, result["audio_seconds"]
 
 
 def delays(committed, reference_words):
@@ -92,12 +120,15 @@ def report(name, committed, compute, audio_seconds, reference_words, reference_t
     d = sorted(delays(committed, reference_words))
     text = "".join(w["word"] for w in committed)
     committed_wer = wer(cli, reference_text, text)
-    inside = [w["word"] for w in committed if w["start"] > silence[0] + 0.5 and w["end"] < silence[1] - 0.5]
     p90 = d[int(0.9 * (len(d) - 1))] if d else float("nan")
-    print(f"  {name}: latency median {statistics.median(d):.2f} s, p90 {p90:.2f} s over {len(d)} of "
-          f"{len(reference_words)} words; WER {100 * committed_wer:.2f} (offline {100 * offline_wer:.2f}, "
-          f"{100 * (committed_wer - offline_wer):+.2f} points); {len(inside)} words committed in the silence; "
-          f"{compute / audio_seconds:.3f} compute s per audio s ({audio_seconds / compute:.2f}x real time)")
+    line = (f"  {name}: latency median {statistics.median(d):.2f} s, p90 {p90:.2f} s over {len(d)} of "
+            f"{len(reference_words)} words; WER {100 * committed_wer:.2f} (offline {100 * offline_wer:.2f}, "
+            f"{100 * (committed_wer - offline_wer):+.2f} points)")
+    if compute is not None:
+        inside = [w["word"] for w in committed if w["start"] > silence[0] + 0.5 and w["end"] < silence[1] - 0.5]
+        line += (f"; {len(inside)} words committed in the silence; "
+                 f"{compute / audio_seconds:.3f} compute s per audio s ({audio_seconds / compute:.2f}x real time)")
+    print(line)
 
 
 def main():
@@ -108,7 +139,8 @@ def main():
     parser.add_argument("--step-ms", type=int, default=500)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--beam-size", type=int, default=5)
-    parser.add_argument("--peer", help="python of a venv with whisper-streaming and faster-whisper")
+    parser.add_argument("--peer", help="python of scripts/setup_stream_peer.sh's venv (whisper_streaming on faster-whisper)")
+    parser.add_argument("--server", help="python with websockets: also through auris serve's realtime WebSocket")
     args = parser.parse_args()
 
     reference_text = Path(args.audio).with_suffix(".txt").read_text()
@@ -119,8 +151,13 @@ def main():
           f"{Path(args.audio).name} fed at real time; silence {silence[0]:.1f}-{silence[1]:.1f} s")
     committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms, args.beam_size)
     report("auris stream", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
+    if args.server:
+        committed, seconds = server_stream(args.server, args.cli, args.model, args.audio, args.threads, args.step_ms,
+                                           args.beam_size)
+        report("auris serve, realtime WebSocket", committed, None, seconds, words, reference_text, offline_wer, args.cli,
+               silence)
     if args.peer:
-        committed, compute, seconds = peer_stream(args.peer, args.model, args.audio, args.step_ms, args.beam_size)
+        committed, compute, seconds = peer_stream(args.peer, args.model, args.audio, args.step_ms, args.beam_size, args.threads)
         report("whisper_streaming", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
 
 

@@ -45,6 +45,7 @@ struct Config {
   std::shared_ptr<const Model> model;
   std::optional<std::string> language;
   std::string prompt;
+  int beam_size = 5;  // auris's field, as the HTTP API's beam_size; 1 decodes greedily
   RealtimeAudioFormat format;
   std::optional<TurnDetection> turn_detection = TurnDetection{};
   bool tentative = false;  // include "auris.tentative": the words not yet agreed on, as events
@@ -94,6 +95,11 @@ void apply_transcription(const json& t, const std::string& where, const Realtime
     }
   }
   if (const json* p = member(t, "prompt")) c.prompt = p->is_null() ? "" : string_field(t, "prompt", where + ".prompt");
+  if (const json* b = member(t, "beam_size"); b && !b->is_null()) {
+    if (!b->is_number_integer() || b->get<int64_t>() < 1 || b->get<int64_t>() > 16)
+      throw EventError{"invalid_value", where + ".beam_size", "'" + where + ".beam_size' must be an integer from 1 (greedy) to 16"};
+    c.beam_size = b->get<int>();
+  }
 }
 
 void apply_turn_detection(const json& t, const std::string& where, Config& c) {
@@ -185,7 +191,10 @@ json turn_detection_json(const Config& c) {
 }
 
 json transcription_json(const Config& c) {
-  return {{"model", c.model_name}, {"language", c.language ? json(*c.language) : json(nullptr)}, {"prompt", c.prompt}};
+  return {{"model", c.model_name},
+          {"language", c.language ? json(*c.language) : json(nullptr)},
+          {"prompt", c.prompt},
+          {"beam_size", c.beam_size}};
 }
 
 json include_json(const Config& c) { return c.tentative ? json::array({"auris.tentative"}) : json::array(); }
@@ -380,6 +389,7 @@ struct RealtimeSession::State {
   void start_stream() {
     StreamOptions o;
     o.transcribe.decoding.language = config.language;
+    if (config.beam_size > 1) o.transcribe.decoding.beam_size = config.beam_size;
     if (!config.prompt.empty()) o.transcribe.initial_prompt = config.prompt;
     if (config.turn_detection) o.vad = vad_options(config);
     stream = std::make_unique<StreamingTranscriber>(config.model, o);

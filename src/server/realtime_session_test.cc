@@ -109,12 +109,17 @@ class RealtimeSessionTest : public ::testing::Test {
     environment_.threads = 1;
   }
 
-  // A session.update for 16-kHz audio/pcm with the given turn detection.
+  // A session.update for 16-kHz audio/pcm with the given turn detection, decoded greedily (for
+  // the tests' time; the default is 5 beams).
   static std::string update(const json& turn_detection) {
     return json{{"type", "session.update"},
                 {"session",
                  {{"type", "transcription"},
-                  {"audio", {{"input", {{"format", {{"type", "audio/pcm"}, {"rate", kRate}}}, {"turn_detection", turn_detection}}}}}}}}
+                  {"audio",
+                   {{"input",
+                     {{"format", {{"type", "audio/pcm"}, {"rate", kRate}}},
+                      {"transcription", {{"beam_size", 1}}},
+                      {"turn_detection", turn_detection}}}}}}}}
         .dump();
   }
 
@@ -141,6 +146,7 @@ TEST_F(RealtimeSessionTest, ACommittedBufferIsTranscribedAsDeltasThenCompleted) 
   ASSERT_GE(all.size(), 5u);
   EXPECT_EQ(all[0].at("type"), "session.created");
   EXPECT_EQ(all[0].at("session").at("audio").at("input").at("transcription").at("model"), "tiny.en");
+  EXPECT_EQ(all[0].at("session").at("audio").at("input").at("transcription").at("beam_size"), 5);
   EXPECT_EQ(all[1].at("type"), "session.updated");
   EXPECT_TRUE(all[1].at("session").at("audio").at("input").at("turn_detection").is_null());
   const std::vector<json> deltas = of_type(all, "conversation.item.input_audio_transcription.delta");
@@ -163,11 +169,12 @@ TEST_F(RealtimeSessionTest, ACommittedBufferIsTranscribedAsDeltasThenCompleted) 
 }
 
 TEST_F(RealtimeSessionTest, ServerVadMakesAnItemOfEachTurn) {
+  // jfk (its pauses end turns too), 4 s of silence, then its first 3 s again.
   std::vector<float> audio = load_audio(data_ + "/audio/jfk.flac");
   const double first_end = audio.size() / double(kRate);
   audio.insert(audio.end(), 4 * kRate, 0.0f);
   const std::vector<float> again = load_audio(data_ + "/audio/jfk.flac");
-  audio.insert(audio.end(), again.begin(), again.end());
+  audio.insert(audio.end(), again.begin(), again.begin() + 3 * kRate);
   audio.insert(audio.end(), kRate, 0.0f);
 
   Events events;
@@ -205,9 +212,9 @@ TEST_F(RealtimeSessionTest, ServerVadMakesAnItemOfEachTurn) {
   ASSERT_GE(transcripts.size(), 2u);
   std::string text;
   for (const std::string& t : transcripts) text += " " + t;
-  // Short turns decoded live with tiny.en: close to the reference, not word for word (here one
-  // made-up word in 44).
-  EXPECT_LE(word_error_rate({std::string(kJfk) + " " + kJfk}, {text}).rate, 0.05) << text;
+  // Short turns decoded live with tiny.en: close to the reference, not word for word (one word
+  // wrong in 27 would be 0.037).
+  EXPECT_LE(word_error_rate({std::string(kJfk) + " And so my fellow Americans"}, {text}).rate, 0.08) << text;
 }
 
 TEST_F(RealtimeSessionTest, BadEventsGetErrorsAndTheSessionGoesOn) {
@@ -224,6 +231,7 @@ TEST_F(RealtimeSessionTest, BadEventsGetErrorsAndTheSessionGoesOn) {
       {R"({"type": "session.update", "session": {"type": "realtime"}})", "invalid_value"},
       {R"({"type": "session.update", "session": {"audio": {"input": {"transcription": {"model": "large-v3"}}}}})", "model_not_found"},
       {R"({"type": "session.update", "session": {"audio": {"input": {"transcription": {"language": "klingon"}}}}})", "invalid_value"},
+      {R"({"type": "session.update", "session": {"audio": {"input": {"transcription": {"beam_size": 0}}}}})", "invalid_value"},
       {R"({"type": "session.update", "session": {"audio": {"input": {"turn_detection": {"type": "semantic_vad"}}}}})", "invalid_value"},
       {R"({"type": "session.update", "session": {"audio": {"input": {"format": {"type": "audio/opus"}}}}})", "invalid_value"},
       {R"({"type": "session.update", "session": {"audio": {"input": {"format": {"type": "audio/pcm", "rate": 192000}}}}})", "invalid_value"},
