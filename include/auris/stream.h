@@ -73,6 +73,10 @@ class StreamingTranscriber {
   // Whether update() has something to do: step_seconds of new audio to decode, an utterance the VAD
   // closed, or a start of speech to report.
   bool ready() const;
+  // The VAD closed an utterance that update() has not reported. A caller that pushes more audio
+  // than a step before each update() (one catching up) calls update() now, so that this end is kept
+  // apart from the next utterance's.
+  bool utterance_closed() const;
   // Decodes the buffer if step_seconds of new audio arrived, and returns what changed (empty when
   // not ready()).
   StreamUpdate update();

@@ -21,13 +21,13 @@ namespace {
 using nlohmann::json;
 
 constexpr double kEngineRate = 16000.0;
-// Audio is pushed in pieces of this much, so that the VAD's events and the decodes keep their pace
-// when audio arrives in large appends.
+// Audio is pushed in pieces of this much, so that each utterance the VAD closes is reported before
+// the next one's audio comes.
 constexpr size_t kPieceSamples = 1600;
-// Behind by more than this (audio queued), decodes wait until the buffer is this long: fewer, longer
-// steps let a session that fell behind catch up.
-constexpr double kBehindSeconds = 1.0;
-constexpr double kCatchUpBufferSeconds = 10.0;
+// The most queued audio one decode takes: the audio that arrived during a decode is decoded at once
+// by the next (as `auris stream` does), so the steps stretch to the decode time instead of the queue
+// growing; this bounds the buffer of a session far behind.
+constexpr size_t kMaxDrainSamples = 10 * 16000;
 
 // A client event the session cannot take: an error event, the session goes on.
 struct EventError {
@@ -404,7 +404,15 @@ struct RealtimeSession::State {
       if (stopping) break;
       Command command = std::move(queue.front());
       queue.pop_front();
-      if (command.kind == Command::Kind::kAudio) queued_seconds -= static_cast<double>(command.audio.size()) / kEngineRate;
+      if (command.kind == Command::Kind::kAudio) {
+        // With the audio queued after it.
+        while (!queue.empty() && queue.front().kind == Command::Kind::kAudio &&
+               command.audio.size() + queue.front().audio.size() <= kMaxDrainSamples) {
+          command.audio.insert(command.audio.end(), queue.front().audio.begin(), queue.front().audio.end());
+          queue.pop_front();
+        }
+        queued_seconds -= static_cast<double>(command.audio.size()) / kEngineRate;
+      }
       lock.unlock();
       try {
         if (!run(command)) break;
@@ -454,22 +462,16 @@ struct RealtimeSession::State {
     return true;
   }
 
-  bool behind() {
-    std::lock_guard lock(mutex);
-    return queued_seconds > kBehindSeconds;
-  }
-
+  // Pushes the audio, then decodes once (if a step's worth is new); an utterance the VAD closes
+  // meanwhile is reported at once.
   void feed(const std::vector<float>& audio) {
     for (size_t at = 0; at < audio.size(); at += kPieceSamples) {
       const size_t n = std::min(kPieceSamples, audio.size() - at);
       stream->push(std::span<const float>(audio.data() + at, n));
       session_seconds += static_cast<double>(n) / kEngineRate;
       item_audio += static_cast<double>(n) / kEngineRate;
-      if (!stream->ready()) continue;
-      // Without the VAD, a session that fell behind decodes less often (with it, every closed
-      // utterance must be reported before the next is heard).
-      if (!config.turn_detection && behind() && stream->stats().buffered_seconds < kCatchUpBufferSeconds) continue;
-      report(stream->update(), /*end_item=*/false);
+      const bool last = at + n == audio.size();
+      if (stream->utterance_closed() || (last && stream->ready())) report(stream->update(), /*end_item=*/false);
     }
   }
 

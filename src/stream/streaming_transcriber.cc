@@ -275,6 +275,8 @@ bool StreamingTranscriber::ready() const {
   return s.utterance_end.has_value() || s.speech_start.has_value() || seconds(s.new_samples) >= s.options.step_seconds;
 }
 
+bool StreamingTranscriber::utterance_closed() const { return state_->utterance_end.has_value(); }
+
 StreamUpdate StreamingTranscriber::update() {
   State& s = *state_;
   // A start after the end of the utterance being closed is the next utterance's: the next update's.
