@@ -13,7 +13,7 @@ speed it plays, against the offline transcript of the same file.
 
 Usage: bench/stream_latency.py [--cli build/auris] [--model tiny.en] [--step-ms 500] [--threads 2]
        [--audio ...longform/hifitts-dev-concat.flac] [--beam-size 5] [--peer VENV/bin/python]
-       [--server build/pyenv/bin/python]
+       [--server build/pyenv/bin/python] [--hallucination-silence-threshold S]
 With --peer (the python that scripts/setup_stream_peer.sh prints), ufal's whisper_streaming
 (whisper_online.py on faster-whisper, int8 as its CPU setting) runs the same feed
 (bench/peers/whisper_streaming_run.py) with the same model, step, beam and threads, reported beside.
@@ -60,9 +60,9 @@ def offline_words(cli, model, audio, threads, beam):
     return transcript["text"], words
 
 
-def auris_stream(cli, model, audio, threads, step_ms, beam):
+def auris_stream(cli, model, audio, threads, step_ms, beam, extra):
     out = subprocess.run([cli, "stream", "-m", model, "-t", str(threads), "--step-ms", str(step_ms),
-                          "--beam-size", str(beam), "--realtime", "-f", "jsonl", audio],
+                          "--beam-size", str(beam), *extra, "--realtime", "-f", "jsonl", audio],
                          check=True, capture_output=True, text=True).stdout
     events = [json.loads(line) for line in out.splitlines()]
     committed = [dict(w, time=e["time"]) for e in events if e["type"] == "committed" for w in e["words"]]
@@ -140,6 +140,7 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--beam-size", type=int, default=5)
     parser.add_argument("--peer", help="python of scripts/setup_stream_peer.sh's venv (whisper_streaming on faster-whisper)")
+    parser.add_argument("--hallucination-silence-threshold", type=float, help="auris stream's option of that name")
     parser.add_argument("--server", help="python with websockets: also through auris serve's realtime WebSocket")
     args = parser.parse_args()
 
@@ -149,7 +150,10 @@ def main():
     silence = longest_gap(words)
     print(f"CPU: {cpu_name()}; {args.model}, beam {args.beam_size}, step {args.step_ms} ms, {args.threads} threads, "
           f"{Path(args.audio).name} fed at real time; silence {silence[0]:.1f}-{silence[1]:.1f} s")
-    committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms, args.beam_size)
+    extra = ["--hallucination-silence-threshold", str(args.hallucination_silence_threshold)] \
+        if args.hallucination_silence_threshold else []
+    committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms,
+                                               args.beam_size, extra)
     report("auris stream", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
     if args.server:
         committed, seconds = server_stream(args.server, args.cli, args.model, args.audio, args.threads, args.step_ms,

@@ -15,6 +15,20 @@
 namespace auris::server {
 namespace {
 
+// Whether a comma-separated list holds token, exactly.
+bool has_token(const std::string& list, const std::string& token) {
+  for (size_t at = 0; at <= list.size();) {
+    size_t end = list.find(',', at);
+    if (end == std::string::npos) end = list.size();
+    std::string item = list.substr(at, end - at);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item == token) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 // Whether a header's comma-separated value holds token, in any case ("Connection: keep-alive, Upgrade").
 bool header_has(const httplib::Request& request, const char* name, const std::string& token) {
   std::string value = request.get_header_value(name);
@@ -30,6 +44,11 @@ RealtimeEndpoint::RealtimeEndpoint(Options options, ServerMetrics& metrics) : op
 }
 
 void RealtimeEndpoint::serve(const httplib::Request& request, httplib::Response& response) {
+  // Browsers cannot set headers on a WebSocket: as OpenAI's API, the key may come as a subprotocol.
+  if (!options_.api_key.empty() && request.get_header_value("Authorization") != "Bearer " + options_.api_key &&
+      !has_token(request.get_header_value("Sec-WebSocket-Protocol"), "openai-insecure-api-key." + options_.api_key))
+    throw HttpError(401, "a valid API key is needed: send 'Authorization: Bearer KEY', or from a browser the subprotocol "
+                         "'openai-insecure-api-key.KEY'", "", "invalid_api_key");
   if (!header_has(request, "Upgrade", "websocket") || !header_has(request, "Connection", "upgrade"))
     throw HttpError(426, "GET /v1/realtime is a WebSocket: connect with a WebSocket client (OpenAI's realtime client, intent=transcription)",
                     "", "upgrade_required");
@@ -55,11 +74,15 @@ void RealtimeEndpoint::serve(const httplib::Request& request, httplib::Response&
   {
     std::lock_guard lock(mutex_);
     if (stopping_) throw HttpError(503, "the server is shutting down; connect to another instance", "", "shutting_down");
+    if (options_.max_sessions == 0)
+      throw HttpError(403, "realtime sessions are turned off on this server (--max-sessions 0)", "", "sessions_disabled");
     if (static_cast<int>(live_.size()) >= options_.max_sessions)
       throw HttpError(429, std::to_string(options_.max_sessions) + " realtime sessions are open, as many as this server takes (--max-sessions); retry later",
                       "", "too_many_sessions");
   }
-  UpgradeRequest upgrade{request.target, {request.headers.begin(), request.headers.end()}};
+  UpgradeRequest upgrade{request.target, {request.headers.begin(), request.headers.end()}, ""};
+  // A browser offers "realtime" (and the key, see transcription_server): the answer must name one.
+  if (has_token(request.get_header_value("Sec-WebSocket-Protocol"), "realtime")) upgrade.subprotocol = "realtime";
   WebSocketConnection::Limits limits;
   limits.idle_timeout_s = options_.idle_timeout_s;
   // From here on the connection is the WebSocket's: cpp-httplib's answer after the handler finds it

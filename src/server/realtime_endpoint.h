@@ -21,6 +21,7 @@ class WebSocketConnection;
 class RealtimeEndpoint {
  public:
   struct Options {
+    std::string api_key;  // empty: none asked for
     int max_sessions = 4;
     double idle_timeout_s = 60;  // a client silent for this long (pings unanswered) is disconnected
     RealtimeEnvironment environment;
@@ -28,8 +29,8 @@ class RealtimeEndpoint {
 
   RealtimeEndpoint(Options options, ServerMetrics& metrics);
 
-  // Serves one upgrade request until its session ends. Throws HttpError before the upgrade (not a
-  // WebSocket, an unserved model, too many sessions); after it, errors are the session's events.
+  // Serves one upgrade request until its session ends. Throws HttpError before the upgrade (no key,
+  // not a WebSocket, an unserved model, too many sessions); after it, errors are the session's events.
   void serve(const httplib::Request& request, httplib::Response& response);
   // No new sessions; each open one completes its current item and is closed.
   void stop();

@@ -95,6 +95,7 @@ struct TranscriptionServer::Impl {
       models.push_back({m.name, m.model, std::make_unique<BatchScheduler>(m.model, options.max_batch, options.threads)});
     }
     RealtimeEndpoint::Options realtime_options;
+    realtime_options.api_key = options.api_key;
     realtime_options.max_sessions = options.max_sessions;
     realtime_options.environment.vad_model = options.vad_model;
     realtime_options.environment.threads = options.threads;
@@ -374,7 +375,6 @@ struct TranscriptionServer::Impl {
               });
     http.Get("/v1/realtime", [this](const httplib::Request& req, httplib::Response& res) {
       try {
-        check_api_key(req);
         realtime->serve(req, res);
       } catch (const HttpError& e) {
         reply_error(res, e);

@@ -103,8 +103,9 @@ WebSocketConnection::WebSocketConnection(int fd, const UpgradeRequest& request, 
   timeouts.keep_alive_pings = true;
   ws.set_option(timeouts);
   ws.read_message_max(limits.max_message_bytes);
-  ws.set_option(websocket::stream_base::decorator([](websocket::response_type& response) {
+  ws.set_option(websocket::stream_base::decorator([subprotocol = request.subprotocol](websocket::response_type& response) {
     response.set(http::field::server, "auris");
+    if (!subprotocol.empty()) response.set(http::field::sec_websocket_protocol, subprotocol);
   }));
   http::request<http::empty_body> upgrade(http::verb::get, request.target, 11);
   for (const auto& [name, value] : request.headers) upgrade.insert(name, value);

@@ -17,6 +17,7 @@ namespace auris::server {
 struct UpgradeRequest {
   std::string target;  // path and query
   std::vector<std::pair<std::string, std::string>> headers;
+  std::string subprotocol;  // one the client offered, named in the answer; empty: none
 };
 
 class WebSocketConnection {

@@ -190,6 +190,11 @@ def test_api_key_and_sigterm_completes_open_items():
             with client_for(server, "wrong").realtime.connect(extra_query={"intent": "transcription"}) as c:
                 c.recv()
         assert "401" in str(refused.value)
+        # A browser cannot send the header: the key as OpenAI's subprotocol, "realtime" named in the answer.
+        url = server.url.replace("http://", "ws://") + "/v1/realtime?intent=transcription"
+        with websockets.sync.client.connect(url, subprotocols=["realtime", "openai-insecure-api-key.sesame"]) as ws:
+            assert ws.subprotocol == "realtime"
+            assert json.loads(ws.recv())["type"] == "session.created"
         with client_for(server, "sesame").realtime.connect(extra_query={"intent": "transcription"}) as connection:
             connection.recv()
             connection.session.update(session={"type": "transcription", "audio": {"input": {"turn_detection": None}}})

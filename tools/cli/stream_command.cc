@@ -29,6 +29,7 @@ struct StreamArgs {
   std::string language;
   std::string task = "transcribe";
   int beam_size = 5;
+  double hallucination_silence_threshold = -1;
   std::string initial_prompt;
   int step_ms = 500;
   double trim_seconds = 15.0;
@@ -64,6 +65,7 @@ StreamOptions to_options(const StreamArgs& a) {
   if (!a.language.empty()) d.language = a.language;
   if (a.beam_size > 0) d.beam_size = a.beam_size;
   if (!a.initial_prompt.empty()) o.transcribe.initial_prompt = a.initial_prompt;
+  if (a.hallucination_silence_threshold > 0) o.transcribe.hallucination_silence_threshold = a.hallucination_silence_threshold;
   o.step_seconds = a.step_ms / 1000.0;
   o.trim_seconds = a.trim_seconds;
   if (a.vad) o.vad = a.vad_parameters;
@@ -174,6 +176,8 @@ Command add_stream_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--beam-size", a->beam_size, "Beams in beam search (0: greedy)")->check(CLI::Range(0, 16))->capture_default_str();
   cmd->add_option("--initial-prompt", a->initial_prompt, "Text to condition the start on (spelling, vocabulary)");
+  cmd->add_option("--hallucination-silence-threshold", a->hallucination_silence_threshold,
+                  "Skip silences longer than this (s) around a likely hallucination, as transcribe does");
   cmd->add_option("--step-ms", a->step_ms, "New audio that triggers the next decode")->check(CLI::Range(100, 30000))->capture_default_str();
   cmd->add_option("--trim-s", a->trim_seconds, "Cut the buffer at a committed segment end once it is longer than this")
       ->check(CLI::Range(1.0, 25.0))
