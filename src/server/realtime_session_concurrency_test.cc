@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "audio/audio_file.h"
+#include "server/realtime_events_for_tests.h"
 #include "server/realtime_session.h"
 #include "test_support.h"
 
@@ -22,26 +23,6 @@ namespace auris::server {
 namespace {
 
 using nlohmann::json;
-
-// 16-bit PCM of 16-kHz samples as one base64 append event.
-std::string append_event(const std::vector<float>& samples, size_t from, size_t count) {
-  static const char* const kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::vector<unsigned char> bytes;
-  for (size_t i = from; i < std::min(samples.size(), from + count); ++i) {
-    const auto v = static_cast<int16_t>(std::lround(std::clamp(samples[i], -1.0f, 1.0f) * 32767));
-    bytes.push_back(static_cast<unsigned char>(v & 0xff));
-    bytes.push_back(static_cast<unsigned char>((v >> 8) & 0xff));
-  }
-  std::string text;
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    const uint32_t n = (bytes[i] << 16) | (i + 1 < bytes.size() ? bytes[i + 1] << 8 : 0) | (i + 2 < bytes.size() ? bytes[i + 2] : 0);
-    text += kAlphabet[(n >> 18) & 63];
-    text += kAlphabet[(n >> 12) & 63];
-    text += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
-    text += i + 2 < bytes.size() ? kAlphabet[n & 63] : '=';
-  }
-  return json{{"type", "input_audio_buffer.append"}, {"audio", text}}.dump();
-}
 
 TEST(RealtimeSessionConcurrency, EventsQueueWhileTheWorkerDecodesAndADecodingSessionCanGo) {
   const std::string path = test::cached_model("tiny.en");
@@ -67,8 +48,8 @@ TEST(RealtimeSessionConcurrency, EventsQueueWhileTheWorkerDecodesAndADecodingSes
     RealtimeSession session(environment, send);
     session.receive(R"({"type": "session.update", "session": {"audio": {"input": {"format": {"type": "audio/pcm", "rate": 16000},
         "transcription": {"beam_size": 1}, "turn_detection": null}}}})");
-    for (size_t at = 0; at < audio.size(); at += 1600) {
-      session.receive(append_event(audio, at, 1600));
+    for (const std::string& event : test::append_events(audio, 1600)) {
+      session.receive(event);
       session.receive("not json");  // an error sent from this thread while the worker sends
     }
     session.receive(R"({"type": "input_audio_buffer.commit"})");
@@ -76,7 +57,7 @@ TEST(RealtimeSessionConcurrency, EventsQueueWhileTheWorkerDecodesAndADecodingSes
     while (completed == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     ASSERT_EQ(completed, 1);
     // More audio, and the session goes while its worker decodes it.
-    for (size_t at = 0; at < audio.size(); at += 4000) session.receive(append_event(audio, at, 4000));
+    for (const std::string& e : test::append_events(audio, 4000)) session.receive(e);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   std::lock_guard lock(mutex);

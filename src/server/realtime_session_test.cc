@@ -19,6 +19,7 @@
 #include "audio/audio_file.h"
 #include "auris/error.h"
 #include "auris/text.h"
+#include "server/realtime_events_for_tests.h"
 #include "test_support.h"
 #include "vad/vad_fixtures_for_tests.h"
 
@@ -29,34 +30,6 @@ using nlohmann::json;
 constexpr int kRate = 16000;
 const char* const kJfk =
     "And so, my fellow Americans, ask not what your country can do for you, ask what you can do for your country.";
-
-std::string base64(const std::vector<unsigned char>& bytes) {
-  static const char* const kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    const uint32_t n = (bytes[i] << 16) | (i + 1 < bytes.size() ? bytes[i + 1] << 8 : 0) | (i + 2 < bytes.size() ? bytes[i + 2] : 0);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
-    out += i + 2 < bytes.size() ? kAlphabet[n & 63] : '=';
-  }
-  return out;
-}
-
-// 16-bit PCM of samples, base64, as input_audio_buffer.append events of `chunk` samples.
-std::vector<std::string> appends(const std::vector<float>& samples, size_t chunk) {
-  std::vector<std::string> events;
-  for (size_t at = 0; at < samples.size(); at += chunk) {
-    std::vector<unsigned char> bytes;
-    for (size_t i = at; i < std::min(samples.size(), at + chunk); ++i) {
-      const auto v = static_cast<int16_t>(std::lround(std::clamp(samples[i], -1.0f, 1.0f) * 32767));
-      bytes.push_back(static_cast<unsigned char>(v & 0xff));
-      bytes.push_back(static_cast<unsigned char>((v >> 8) & 0xff));
-    }
-    events.push_back(json{{"type", "input_audio_buffer.append"}, {"audio", base64(bytes)}}.dump());
-  }
-  return events;
-}
 
 // The events a session sent, in order.
 class Events {
@@ -139,7 +112,7 @@ TEST_F(RealtimeSessionTest, ACommittedBufferIsTranscribedAsDeltasThenCompleted) 
   Events events;
   RealtimeSession session(environment_, events.sink());
   session.receive(update(nullptr));
-  for (const std::string& e : appends(load_audio(data_ + "/audio/jfk.flac"), kRate / 10)) session.receive(e);
+  for (const std::string& e : test::append_events(load_audio(data_ + "/audio/jfk.flac"), kRate / 10)) session.receive(e);
   session.receive(R"({"type": "input_audio_buffer.commit", "event_id": "c1"})");
   const std::vector<json> all = events.wait_for("conversation.item.input_audio_transcription.completed");
 
@@ -180,7 +153,7 @@ TEST_F(RealtimeSessionTest, ServerVadMakesAnItemOfEachTurn) {
   Events events;
   RealtimeSession session(environment_, events.sink());
   session.receive(update({{"type", "server_vad"}}));  // OpenAI's defaults: 500 ms of silence ends a turn
-  for (const std::string& e : appends(audio, kRate / 10)) session.receive(e);
+  for (const std::string& e : test::append_events(audio, kRate / 10)) session.receive(e);
   session.finish();
   const std::vector<json> all = events.all();
 
@@ -250,7 +223,7 @@ TEST_F(RealtimeSessionTest, BadEventsGetErrorsAndTheSessionGoesOn) {
 
   // The session still works, with its settings as before the refused updates.
   session.receive(update(nullptr));
-  for (const std::string& e : appends(load_audio(data_ + "/audio/jfk.flac"), kRate)) session.receive(e);
+  for (const std::string& e : test::append_events(load_audio(data_ + "/audio/jfk.flac"), kRate)) session.receive(e);
   session.receive(R"({"type": "input_audio_buffer.commit"})");
   const std::vector<json> all = events.wait_for("conversation.item.input_audio_transcription.completed");
   EXPECT_EQ(normalize_english(all.back().at("transcript").get<std::string>()), normalize_english(kJfk));
@@ -262,7 +235,7 @@ TEST_F(RealtimeSessionTest, AudioFasterThanItIsDecodedIsRefusedPastTheBacklog) {
   RealtimeSession session(environment_, events.sink());
   session.receive(update(nullptr));
   const std::vector<float> audio = load_audio(data_ + "/audio/jfk.flac");
-  for (const std::string& e : appends(audio, audio.size())) session.receive(e);  // 11 s at once
+  for (const std::string& e : test::append_events(audio, audio.size())) session.receive(e);  // 11 s at once
   const std::vector<json> errors = of_type(events.wait_for("error"), "error");
   EXPECT_EQ(errors.front().at("error").at("code"), "input_audio_buffer_full");
 }
@@ -271,7 +244,7 @@ TEST_F(RealtimeSessionTest, FinishCompletesTheItemUnderWay) {
   Events events;
   RealtimeSession session(environment_, events.sink());
   session.receive(update(nullptr));
-  for (const std::string& e : appends(load_audio(data_ + "/audio/jfk.flac"), kRate / 2)) session.receive(e);
+  for (const std::string& e : test::append_events(load_audio(data_ + "/audio/jfk.flac"), kRate / 2)) session.receive(e);
   session.finish();
   const std::vector<json> completed = of_type(events.all(), "conversation.item.input_audio_transcription.completed");
   ASSERT_EQ(completed.size(), 1u);
