@@ -19,6 +19,7 @@ extern "C" {
 #include <system_error>
 #include <vector>
 
+#include "audio/ffmpeg_handles.h"
 #include "audio/mel.h"
 #include "auris/error.h"
 
@@ -57,22 +58,6 @@ std::string detail(int code) {
   if (!last_ffmpeg_message.empty()) text += " (" + last_ffmpeg_message + ")";
   return text;
 }
-
-struct FormatCloser {
-  void operator()(AVFormatContext* c) const { avformat_close_input(&c); }
-};
-struct CodecFreer {
-  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
-};
-struct PacketFreer {
-  void operator()(AVPacket* p) const { av_packet_free(&p); }
-};
-struct FrameFreer {
-  void operator()(AVFrame* f) const { av_frame_free(&f); }
-};
-struct SwrFreer {
-  void operator()(SwrContext* s) const { swr_free(&s); }
-};
 
 // Converts decoded frames to 16 kHz mono s16 exactly as the ffmpeg CLI does for
 // `-f s16le -ac 1 -ar 16000` (its auto-inserted aresample filter is one SwrContext with default

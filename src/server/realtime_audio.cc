@@ -8,6 +8,7 @@ extern "C" {
 #include <libswresample/swresample.h>
 }
 
+#include "audio/ffmpeg_handles.h"
 #include "auris/error.h"
 
 namespace auris::server {
@@ -15,26 +16,13 @@ namespace {
 
 constexpr int kEngineRate = 16000;
 
-struct SwrFree {
-  void operator()(SwrContext* s) const { swr_free(&s); }
-};
-struct CodecContextFree {
-  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
-};
-struct PacketFree {
-  void operator()(AVPacket* p) const { av_packet_free(&p); }
-};
-struct FrameFree {
-  void operator()(AVFrame* f) const { av_frame_free(&f); }
-};
-
 }  // namespace
 
 struct RealtimeAudioDecoder::Codec {
-  std::unique_ptr<SwrContext, SwrFree> resampler;            // 16-bit mono at the format's rate -> 16-kHz float
-  std::unique_ptr<AVCodecContext, CodecContextFree> g711;    // G.711 bytes -> 16-bit samples
-  std::unique_ptr<AVPacket, PacketFree> packet;
-  std::unique_ptr<AVFrame, FrameFree> frame;
+  std::unique_ptr<SwrContext, SwrFreer> resampler;  // 16-bit mono at the format's rate -> 16-kHz float
+  std::unique_ptr<AVCodecContext, CodecFreer> g711;  // G.711 bytes -> 16-bit samples
+  std::unique_ptr<AVPacket, PacketFreer> packet;
+  std::unique_ptr<AVFrame, FrameFreer> frame;
   bool odd_byte = false;  // PCM: a chunk ended mid-sample; its first byte is kept here
   unsigned char kept = 0;
 
