@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "api/model_impl.h"
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "audio/mel_source.h"
 #include "auris/error.h"
 #include "batch/window_batch.h"
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     std::vector<int> sizes;
     std::istringstream size_list(argv[5]);
     for (int b; size_list >> b;) sizes.push_back(b);
-    const auris::Model::Impl& m = model->impl();
+    const auris::ModelImpl& m = model_impl(*model);
     std::vector<auris::LogMel> windows;
     double audio_s = 0;
     for (int i = 6; i < argc; ++i) {

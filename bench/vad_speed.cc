@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "auris/error.h"
 #include "vad/silero_vad.h"
 

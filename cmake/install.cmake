@@ -1,5 +1,6 @@
-# cmake --install: the public headers (include/auris), libauris.so and libauris.a, the CMake package
-# and auris.pc. Relocatable: `cmake --install BUILD --prefix DIR` works for any DIR.
+# cmake --install: the public headers (include/auris), libauris.so and libauris.a, the CUDA plugin
+# where it is built, the CMake package and auris.pc. Relocatable: `cmake --install BUILD --prefix DIR`
+# works for any DIR.
 #   find_package(auris CONFIG)                     auris::auris, the shared library: its dependencies
 #                                                  stay inside it, nothing more to find
 #   find_package(auris CONFIG COMPONENTS static)   also auris::auris_static, which needs the libraries
@@ -15,6 +16,10 @@ set_target_properties(auris_shared PROPERTIES EXPORT_NAME auris)
 set_target_properties(auris PROPERTIES EXPORT_NAME auris_static)
 install(TARGETS auris_shared EXPORT aurisTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS auris EXPORT aurisStaticTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The CUDA plugin beside libauris.so, where Model::load(..., Device::kCuda) looks for it.
+if(TARGET auris_cuda)
+  install(TARGETS auris_cuda LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(EXPORT aurisTargets NAMESPACE auris:: DESTINATION ${AURIS_CMAKE_DIR})
 install(EXPORT aurisStaticTargets NAMESPACE auris:: DESTINATION ${AURIS_CMAKE_DIR})
 configure_package_config_file(cmake/aurisConfig.cmake.in ${CMAKE_BINARY_DIR}/aurisConfig.cmake

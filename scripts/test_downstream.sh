@@ -59,6 +59,10 @@ phrase="ask not what your country can do for you"
 for program in build/cpp_api build/c_api build/c_api_static c_api_pkg_config; do
   step "running $program" "$tmp/$program" "$model" "$audio"
   grep -q "$phrase" "$log" || { cat "$log"; fail "$program did not print \"$phrase\""; }
+  if [ "$program" = build/cpp_api ] && ! grep -q "downloadable: .* models" "$log"; then
+    cat "$log"
+    fail "cpp_api did not list the downloadable models"
+  fi
   if [ "$program" = build/cpp_api ] && ! grep -q "error: audio file not found" "$log"; then
     cat "$log"
     fail "cpp_api did not catch the auris::Error that libauris threw"

@@ -52,9 +52,8 @@ class BatchTranscriber {
   // One recording in memory (mono, 16 kHz).
   Transcript transcribe(std::span<const float> samples, int sample_rate, const TranscribeOptions& options = {});
 
-  EngineCounters counters() const;
-
  private:
+  friend struct EngineAccess;  // the engine's counters, for tests and benchmarks (src/api/engine_access.h)
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

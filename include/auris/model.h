@@ -57,10 +57,9 @@ class Model {
 
   const ModelInfo& info() const;
 
-  struct Impl;
-  const Impl& impl() const { return *impl_; }
-
  private:
+  friend struct ModelAccess;  // the engine's view of the weights (src/api/model_impl.h)
+  struct Impl;
   explicit Model(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

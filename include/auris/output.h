@@ -12,7 +12,7 @@
 namespace auris {
 
 // In the order openai's get_writer("all") writes them.
-enum class OutputFormat { txt, vtt, srt, tsv, json };
+enum class OutputFormat { kTxt, kVtt, kSrt, kTsv, kJson };
 
 // "txt", "vtt", "srt", "tsv" or "json"; throws auris::Error naming the accepted ones otherwise.
 OutputFormat parse_output_format(std::string_view name);

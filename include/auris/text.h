@@ -20,10 +20,10 @@ std::string normalize_basic(std::string_view text, bool remove_diacritics = fals
 
 // Which normaliser word_error_rate applies to both sides before comparing words.
 enum class WerNormalization {
-  none,                     // compare the text as given (split on whitespace, as jiwer does)
-  english,                  // normalize_english
-  basic,                    // normalize_basic(text)
-  basic_remove_diacritics,  // normalize_basic(text, true)
+  kNone,                   // compare the text as given (split on whitespace, as jiwer does)
+  kEnglish,                // normalize_english
+  kBasic,                  // normalize_basic(text)
+  kBasicRemoveDiacritics,  // normalize_basic(text, true)
 };
 
 struct WordErrorRate {
@@ -39,6 +39,6 @@ struct WordErrorRate {
 // Corpus WER of hypotheses[i] against references[i], summed over all pairs. Throws auris::Error
 // if the lists differ in length or a string is not valid UTF-8.
 WordErrorRate word_error_rate(const std::vector<std::string>& references, const std::vector<std::string>& hypotheses,
-                              WerNormalization normalization = WerNormalization::english);
+                              WerNormalization normalization = WerNormalization::kEnglish);
 
 }  // namespace auris

@@ -13,12 +13,11 @@
 #include <string_view>
 #include <vector>
 
+#include "auris/audio.h"
 #include "auris/decoding.h"
 #include "auris/model.h"
 
 namespace auris {
-
-class MelSource;  // src/audio/mel_source.h
 
 // openai's defaults: "'“¿([{- and "'.。,，!！?？:：”)]}、
 inline constexpr const char* kDefaultPrependPunctuations = "\"'\xE2\x80\x9C\xC2\xBF([{-";
@@ -137,35 +136,6 @@ struct Transcript {
 // Throws auris::Error naming the item that is not a number.
 std::vector<double> parse_clip_timestamps(std::string_view text);
 
-// Counters that make the decoder's cache design observable (tests and benchmarks read them).
-// encoder_windows counts this Transcriber's windows; the row counts are kept by the model's
-// projections, so they add up over every Transcriber sharing the model: compare differences.
-struct EngineCounters {
-  long long encoder_windows = 0;
-  long long cross_kv_rows = 0;      // rows multiplied by the cross-attention K/V projection
-  long long cross_query_rows = 0;   // rows multiplied by the cross-attention Q projections
-  long long self_qkv_rows = 0;      // rows multiplied by the fused self-attention QKV projections
-
-  // Wall time per stage of this Transcriber (the benchmark's per-stage figures).
-  double encoder_seconds = 0;   // encoder forward passes (encoder_windows of them)
-  double cross_kv_seconds = 0;  // the cross-attention K/V projection, once per window
-  long long prefills = 0;       // prompt passes, one per decode of a window
-  double prefill_seconds = 0;
-  long long decode_steps = 0;   // decode steps; each advances every beam (row) by one token
-  long long decode_rows = 0;    // sum of rows over those steps
-  double decode_seconds = 0;
-};
-
-// Switches that turn off the decoder's cache design, so a benchmark can show what it saves. They
-// change speed only, never the output. Off (the fast design) by default.
-struct EngineAblations {
-  // Recompute every layer's cross-attention K/V from the encoder output at each decode step, as a
-  // decoder without a cross-attention cache does.
-  bool recompute_cross_kv_each_step = false;
-  // Attend over the whole static self-attention cache (masked) instead of only its filled prefix.
-  bool attend_full_self_cache = false;
-};
-
 // One transcription session: owns the workspaces and static caches, reused for every window and
 // file. Not thread-safe; use one Transcriber per thread. Transcribers on different threads can share
 // one Model (its weights are read-only; src/api/transcriber_concurrency_test.cc runs this under TSan).
@@ -174,8 +144,8 @@ class Transcriber {
   explicit Transcriber(std::shared_ptr<const Model> model);
   ~Transcriber();
 
-  // samples: mono PCM at sample_rate, which must be 16000 (see load_audio for files). With VAD, the
-  // speech is copied out of samples and transcribed.
+  // samples: mono PCM at sample_rate, which must be kSampleRate (16000; load_audio reads files into
+  // that). With VAD, the speech is copied out of samples and transcribed.
   // Throws auris::Error for an empty buffer, another rate, or invalid options.
   Transcript transcribe(std::span<const float> samples, int sample_rate, const TranscribeOptions& options = {});
 
@@ -197,13 +167,10 @@ class Transcriber {
   void set_threads(int threads);
   int threads() const { return threads_; }
 
-  EngineCounters counters() const;
-  void set_ablations(const EngineAblations& ablations);
-  // The seek loop over any source of log-mel windows (in memory or streamed from a file).
-  Transcript transcribe_windows(MelSource& mel, const TranscribeOptions& options);
   const Model& model() const { return *model_; }
 
  private:
+  friend struct EngineAccess;  // the engine's counters, for tests and benchmarks (src/api/engine_access.h)
   struct State;
   std::shared_ptr<const Model> model_;
   std::unique_ptr<State> state_;

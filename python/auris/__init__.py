@@ -19,7 +19,7 @@ from auris.transcribe import (
     WhisperModel,
     Word,
 )
-from auris.utils import available_models, download_model, format_timestamp
+from auris.utils import available_models, download_model, format_timestamp, format_transcript
 from auris.vad import VadOptions
 
 __version__ = "0.1.0"
@@ -31,6 +31,7 @@ __all__ = [
     "decode_audio",
     "download_model",
     "format_timestamp",
+    "format_transcript",
     "Segment",
     "StreamingTranscriber",
     "StreamUpdate",

@@ -1,7 +1,8 @@
-"""The model registry and cache: faster-whisper's available_models, download_model, format_timestamp."""
+"""The model registry and cache: faster-whisper's available_models, download_model, format_timestamp; and
+format_transcript, the files `auris transcribe -f` writes."""
 
 import os
-from typing import List, Optional
+from typing import Iterable, List, Optional
 
 from auris import _core
 
@@ -17,7 +18,7 @@ def download_model(
     local_files_only: bool = False,
     cache_dir: Optional[str] = None,
 ) -> str:
-    """Downloads an official model (CTranslate2 format, sha256-checked) and returns its directory.
+    """Downloads an official model (CTranslate2 format) and returns its directory.
 
     Models land in cache_dir (default: auris's model cache, $AURIS_MODEL_DIR or
     ~/.cache/auris/models); output_dir is where they go instead, if given. A model already there is
@@ -44,3 +45,10 @@ def format_timestamp(seconds: float, always_include_hours: bool = False, decimal
     whole, milliseconds = divmod(milliseconds, 1_000)
     hours_marker = f"{hours:02d}:" if always_include_hours or hours > 0 else ""
     return f"{hours_marker}{minutes:02d}:{whole:02d}{decimal_marker}{milliseconds:03d}"
+
+
+def format_transcript(segments: Iterable, language: str, output_format: str) -> str:
+    """What `auris transcribe -f FORMAT` writes for these segments: "txt", "vtt", "srt", "tsv" or
+    "json" (openai/whisper's writers; the json has each segment's words when they were asked for).
+    language is TranscriptionInfo.language."""
+    return _core.format_transcript(list(segments), language, output_format)

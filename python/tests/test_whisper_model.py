@@ -4,6 +4,8 @@ a Python exception that says what is wrong."""
 
 import dataclasses
 import io
+import os
+import subprocess
 import threading
 
 import numpy as np
@@ -177,3 +179,31 @@ def test_ctrl_c_stops_a_transcription(tmp_path, cache_dir, data):
     out, _ = child.communicate(timeout=60)
     assert child.returncode == 3 and out.strip() == "interrupted"
     assert time.monotonic() - start < 10, "stopped within a window, not at the end"
+
+
+def test_the_wheel_brings_the_cuda_backend(cache_dir):
+    """Built where the CUDA toolkit is, the package holds the CUDA plugin beside its extension, and
+    device="cuda" loads it: without a GPU the error is the device's, not a missing backend."""
+    plugin = os.path.join(os.path.dirname(auris.__file__), "libauris_cuda.so")
+    if not os.path.exists(plugin):
+        assert not os.path.exists("/usr/local/cuda/bin/nvcc"), f"the CUDA toolkit is here, but {plugin} is not"
+        pytest.skip("built without the CUDA toolkit")
+    try:
+        WhisperModel(os.path.join(cache_dir, "tiny.en"), device="cuda")
+    except auris.AurisError as e:
+        assert "cannot load the CUDA backend" not in str(e) and "use --device cpu" in str(e), str(e)
+
+
+def test_format_transcript_writes_the_clis_files(tiny_en, jfk, cli, tmp_path):
+    for words in (False, True):
+        segments, info = tiny_en.transcribe(jfk, word_timestamps=words)
+        segments = list(segments)
+        out = tmp_path / f"words-{words}"
+        subprocess.run([str(cli), "transcribe", "-t", "1", "-m", "tiny.en", "--compute-type", "float16", "-f", "all",
+                        "-o", str(out), *(["--word-timestamps"] if words else []), str(jfk)],
+                       check=True, capture_output=True)
+        for output_format in ("txt", "vtt", "srt", "tsv", "json"):
+            written = (out / f"jfk.{output_format}").read_text()
+            assert auris.format_transcript(segments, info.language, output_format) == written, (output_format, words)
+    with pytest.raises(auris.AurisError, match="docx"):
+        auris.format_transcript(segments, info.language, "docx")

@@ -130,7 +130,7 @@ TranscribeOptions to_options(const auris_transcribe_options& c) {
 }
 
 // What the seek loop and each decoding attempt would refuse, refused before the audio is read.
-void check_options(const Model::Impl& m, const TranscribeOptions& o) {
+void check_options(const ModelImpl& m, const TranscribeOptions& o) {
   try {
     check_transcribe_options(o);
     for (double t : o.temperatures) DecodingTask(m.tokenizer, m.weights.dims, options_at_temperature(o.decoding, t));
@@ -163,7 +163,7 @@ auris_status transcribe(const auris_model* model, const auris_transcribe_options
     const auris_transcribe_options& c = c_options ? *c_options : defaults;
     require(c.threads >= 0, "threads must be 0 (all cores) or more, got " + std::to_string(c.threads));
     const TranscribeOptions options = to_options(c);
-    check_options(model->model->impl(), options);
+    check_options(model_impl(*model->model), options);
     Transcriber transcriber(model->model);
     transcriber.set_threads(c.threads);
     auto out = std::make_unique<auris_result>();

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "auris/auris.h"
 #include "test_support.h"
 

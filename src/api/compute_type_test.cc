@@ -8,7 +8,8 @@
 
 #include <cmath>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
+#include "api/engine_access.h"
 #include "auris/error.h"
 #include "auris/text.h"
 #include "auris/transcribe.h"
@@ -46,7 +47,7 @@ TEST_F(ComputeTypes, ReducedPrecisionKeepsTheWords) {
   ASSERT_NE(normalize_english(fp32).find("ask not what your country can do for you"), std::string::npos) << fp32;
   for (ComputeType type : {ComputeType::kFloat16, ComputeType::kBfloat16, ComputeType::kInt8}) {
     const std::string reduced = text(type);
-    const double wer = word_error_rate({fp32}, {reduced}, WerNormalization::english).rate;
+    const double wer = word_error_rate({fp32}, {reduced}, WerNormalization::kEnglish).rate;
     EXPECT_LE(wer, 0.05) << compute_type_name(type) << ": " << reduced;
   }
 }
@@ -95,11 +96,11 @@ TEST_F(ComputeTypes, AblationsChangeTheWorkNotTheTokens) {
     Transcriber slow(model);
     EngineAblations a;
     (ablation == 0 ? a.recompute_cross_kv_each_step : a.attend_full_self_cache) = true;
-    slow.set_ablations(a);
-    const EngineCounters before = slow.counters();
+    set_engine_ablations(slow, a);
+    const EngineCounters before = engine_counters(slow);
     const DecodingResult r = slow.decode(samples_, 16000, greedy);
     EXPECT_EQ(r.tokens, fast.tokens) << "ablation " << ablation;
-    const EngineCounters c = slow.counters();
+    const EngineCounters c = engine_counters(slow);
     const long long projected = c.cross_kv_rows - before.cross_kv_rows;
     if (ablation == 0)
       EXPECT_EQ(projected, 1500 * (1 + c.decode_steps)) << "once per window, then again at every step";

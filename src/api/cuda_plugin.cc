@@ -15,11 +15,22 @@ namespace auris {
 namespace {
 
 #if AURIS_HAVE_CUDA_PLUGIN
-std::string plugin_path() {
-  if (const char* env = std::getenv("AURIS_CUDA_PLUGIN"); env && *env) return env;
+// The file this code was loaded from: libauris.so, the Python extension (site-packages/auris/), or
+// the executable that links libauris.a. dladdr names a shared object by its path; the main program
+// it may name by argv[0] alone, so that one is read from /proc.
+std::filesystem::path loaded_from() {
+  Dl_info info{};
+  static const int here = 0;
+  if (dladdr(&here, &info) && info.dli_fname && std::filesystem::path(info.dli_fname).is_absolute())
+    return info.dli_fname;
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ((ec ? std::filesystem::path(".") : exe.parent_path()) / "libauris_cuda.so").string();
+  return ec ? std::filesystem::path("./auris") : exe;
+}
+
+std::string plugin_path() {
+  if (const char* env = std::getenv("AURIS_CUDA_PLUGIN"); env && *env) return env;
+  return (loaded_from().parent_path() / "libauris_cuda.so").string();
 }
 #endif
 

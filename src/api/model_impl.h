@@ -19,8 +19,16 @@ struct Model::Impl {
   std::shared_ptr<const CudaWeights> cuda_weights;  // set for Device::kCuda
 };
 
+// The library's own access to what a public Model hides.
+struct ModelAccess {
+  using Impl = Model::Impl;
+  static const Impl& of(const Model& model) { return *model.impl_; }
+};
+using ModelImpl = ModelAccess::Impl;
+inline const ModelImpl& model_impl(const Model& model) { return ModelAccess::of(model); }
+
 // The engine of the model's device, for one Transcriber.
-std::unique_ptr<WindowEngine> make_window_engine(const Model::Impl& model);
+std::unique_ptr<WindowEngine> make_window_engine(const ModelImpl& model);
 
 // Bytes of weights one decode step streams, on whichever device holds them.
 size_t decode_weight_bytes(const WhisperModel& model, const CudaWeights* cuda_weights);

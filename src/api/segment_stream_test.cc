@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "auris/error.h"
 #include "test_support.h"
 

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "api/engine_access.h"
 #include "api/model_impl.h"
 #include "audio/mel.h"
 #include "audio/mel_source.h"
@@ -30,7 +31,14 @@ namespace auris {
 
 // The session's engine: workspaces and caches sized once, reused for every window.
 struct Transcriber::State {
-  explicit State(const Model::Impl& m) : engine(make_window_engine(m)), windows(*engine) {}
+  explicit State(const ModelImpl& m) : model(m), engine(make_window_engine(m)), windows(*engine) {}
+
+  // The seek loop over any source of log-mel windows (in memory or streamed from a file).
+  Transcript transcribe_windows(MelSource& mel, const TranscribeOptions& options, int threads) {
+    const ScopedThreadCount thread_count(threads);
+    if (options.vad) throw Error("voice activity detection runs before the log-mel windows, in transcribe() or transcribe_file()");
+    return transcribe_mel(windows, model.tokenizer, model.weights.dims, mel, options);
+  }
 
   // The VAD model for a name or path, loaded on first use and kept for the next transcription.
   const SileroVad& vad_model(const std::string& name_or_path) {
@@ -43,6 +51,7 @@ struct Transcriber::State {
     return *vad;
   }
 
+  const ModelImpl& model;
   std::unique_ptr<WindowEngine> engine;
   WindowHolder windows;
   std::unique_ptr<SileroVad> vad;
@@ -74,7 +83,8 @@ SpeechTimestampsOptions check_vad_options(const TranscribeOptions& options) {
 // faster-whisper's transcribe(vad_filter=True) after get_speech_timestamps: the speech (mel, the
 // spans' samples end to end) transcribed as one recording, every time then mapped back to the
 // original audio (restore_speech_timestamps), also in what on_segment is given.
-Transcript transcribe_speech(Transcriber& transcriber, MelSource& mel, const SpeechDetection& speech,
+template <class TranscribeWindows>
+Transcript transcribe_speech(const TranscribeWindows& transcribe_windows, MelSource& mel, const SpeechDetection& speech,
                              const TranscribeOptions& options) {
   const SpeechTimeMap map(speech.spans);
   TranscribeOptions speech_options = options;
@@ -86,7 +96,7 @@ Transcript transcribe_speech(Transcriber& transcriber, MelSource& mel, const Spe
       options.on_segment(restored);
     };
   }
-  Transcript t = transcriber.transcribe_windows(mel, speech_options);
+  Transcript t = transcribe_windows(mel, speech_options);
   for (Segment& segment : t.segments) restore_speech_timestamps(segment, map);
   t.duration = samples_to_seconds(speech.num_samples);
   t.duration_after_vad = samples_to_seconds(speech.speech_samples());
@@ -103,7 +113,7 @@ Transcript no_speech(const SpeechDetection& speech, const TranscribeOptions& opt
 }  // namespace
 
 Transcriber::Transcriber(std::shared_ptr<const Model> model)
-    : model_(std::move(model)), state_(std::make_unique<State>(model_->impl())) {}
+    : model_(std::move(model)), state_(std::make_unique<State>(model_impl(*model_))) {}
 Transcriber::~Transcriber() = default;
 
 void Transcriber::set_threads(int threads) {
@@ -111,14 +121,16 @@ void Transcriber::set_threads(int threads) {
   threads_ = threads;
 }
 
-EngineCounters Transcriber::counters() const { return state_->engine->counters(); }
+EngineCounters EngineAccess::counters(const Transcriber& transcriber) { return transcriber.state_->engine->counters(); }
 
-void Transcriber::set_ablations(const EngineAblations& ablations) { state_->engine->set_ablations(ablations); }
+void EngineAccess::set_ablations(Transcriber& transcriber, const EngineAblations& ablations) {
+  transcriber.state_->engine->set_ablations(ablations);
+}
 
 DecodingResult Transcriber::decode(std::span<const float> samples, int sample_rate, const DecodingOptions& options) {
   check_audio(samples, sample_rate);
   const ScopedThreadCount thread_count(threads_);
-  const Model::Impl& m = model_->impl();
+  const ModelImpl& m = model_impl(*model_);
   DecodingTask task(m.tokenizer, m.weights.dims, options);  // validates options before any work
   // The first window exactly as transcribe() feeds it to decode(): its real frames, zero-padded.
   InMemoryMel mel(samples, m.weights.dims.n_mels);
@@ -129,7 +141,7 @@ DecodingResult Transcriber::decode(std::span<const float> samples, int sample_ra
 std::map<std::string, float> Transcriber::detect_language(std::span<const float> samples, int sample_rate) {
   check_audio(samples, sample_rate);
   const ScopedThreadCount thread_count(threads_);
-  const Model::Impl& m = model_->impl();
+  const ModelImpl& m = model_impl(*model_);
   // As transcribe() detects: the first 30 s of the padded spectrogram.
   InMemoryMel mel(samples, m.weights.dims.n_mels);
   state_->windows.set_window(mel.window(0, kChunkFrames));
@@ -143,10 +155,10 @@ void validate(const VadParameters& vad) {
 
 Transcript Transcriber::transcribe(std::span<const float> samples, int sample_rate, const TranscribeOptions& options) {
   check_audio(samples, sample_rate);
-  const int n_mels = model_->impl().weights.dims.n_mels;
+  const int n_mels = model_impl(*model_).weights.dims.n_mels;
   if (!options.vad) {
     InMemoryMel mel(samples, n_mels);
-    return transcribe_windows(mel, options);
+    return state_->transcribe_windows(mel, options, threads_);
   }
   const SpeechTimestampsOptions vad_options = check_vad_options(options);
   SpeechDetection speech;
@@ -154,17 +166,18 @@ Transcript Transcriber::transcribe(std::span<const float> samples, int sample_ra
     const ScopedThreadCount thread_count(threads_);
     speech = detect_speech(state_->vad_model(options.vad->model), samples, vad_options);
   }
-  if (speech.spans.empty()) return no_speech(speech, options, model_->impl().tokenizer);
+  if (speech.spans.empty()) return no_speech(speech, options, model_impl(*model_).tokenizer);
   InMemoryMel mel(collect_speech(samples, speech.spans), n_mels);
-  return transcribe_speech(*this, mel, speech, options);
+  return transcribe_speech(
+      [this](MelSource& m, const TranscribeOptions& o) { return state_->transcribe_windows(m, o, threads_); }, mel, speech, options);
 }
 
 Transcript Transcriber::transcribe_file(const std::string& path, const TranscribeOptions& options) {
-  const int n_mels = model_->impl().weights.dims.n_mels;
+  const int n_mels = model_impl(*model_).weights.dims.n_mels;
   if (!options.vad) {
     StreamingMel mel(path, n_mels);
     if (mel.content_frames() == 0) throw Error("'" + path + "' contains no audio samples");
-    return transcribe_windows(mel, options);
+    return state_->transcribe_windows(mel, options, threads_);
   }
   const SpeechTimestampsOptions vad_options = check_vad_options(options);
   auto recording = std::make_unique<AudioFileSource>(path);
@@ -175,19 +188,11 @@ Transcript Transcriber::transcribe_file(const std::string& path, const Transcrib
     const std::unique_ptr<SamplePass> pass = recording->open();
     speech = detect_speech(vad, *pass, vad_options);
   }
-  if (speech.spans.empty()) return no_speech(speech, options, model_->impl().tokenizer);
+  if (speech.spans.empty()) return no_speech(speech, options, model_impl(*model_).tokenizer);
   // Only the speech's samples reach the log-mel, read from the file again (stdin: from its spool).
   StreamingMel mel(std::make_unique<SpeechOnlyAudio>(std::move(recording), speech.spans), n_mels);
-  return transcribe_speech(*this, mel, speech, options);
-}
-
-Transcript Transcriber::transcribe_windows(MelSource& mel, const TranscribeOptions& options) {
-  const ScopedThreadCount thread_count(threads_);
-  if (options.vad)
-    throw Error("transcribe_windows() transcribes the log-mel it is given: voice activity detection needs transcribe() "
-                "or transcribe_file()");
-  const Model::Impl& m = model_->impl();
-  return transcribe_mel(state_->windows, m.tokenizer, m.weights.dims, mel, options);
+  return transcribe_speech(
+      [this](MelSource& m, const TranscribeOptions& o) { return state_->transcribe_windows(m, o, threads_); }, mel, speech, options);
 }
 
 }  // namespace auris

@@ -6,7 +6,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
+#include "api/engine_access.h"
 #include "auris/error.h"
 #include "auris/transcribe.h"
 #include "test_support.h"
@@ -56,7 +57,7 @@ TEST_F(TranscriberCancel, FromOnProgressStopsBeforeTheNextWindow) {
   };
   EXPECT_THROW(t.transcribe(samples_, 16000, options), Cancelled);
   EXPECT_EQ(calls, 1);
-  EXPECT_EQ(t.counters().encoder_windows, 1) << "no window may be encoded after the cancel";
+  EXPECT_EQ(engine_counters(t).encoder_windows, 1) << "no window may be encoded after the cancel";
 
   // The same Transcriber transcribes the whole recording afterwards, in more than one window.
   TranscribeOptions counting;
@@ -83,7 +84,7 @@ TEST_F(TranscriberCancel, FromOnSegmentEndsTheTranscription) {
     EXPECT_STREQ(e.what(), "the transcription was cancelled");
   }
   ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(t.counters().encoder_windows, 1);
+  EXPECT_EQ(engine_counters(t).encoder_windows, 1);
 }
 
 }  // namespace

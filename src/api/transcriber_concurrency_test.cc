@@ -7,7 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
+#include "api/engine_access.h"
 #include "auris/error.h"
 #include "auris/transcribe.h"
 #include "test_support.h"
@@ -50,7 +51,7 @@ TEST(TranscriberConcurrency, ThreadsSharingAModelGetWhatEachGetsAlone) {
 
   auto cross_kv_rows = [&] {
     Transcriber probe(model);
-    return probe.counters().cross_kv_rows;  // the model's count, added to by every Transcriber
+    return engine_counters(probe).cross_kv_rows;  // the model's count, added to by every Transcriber
   };
   const long long before = cross_kv_rows();
   std::vector<std::string> alone;

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "auris/transcribe.h"
 #include "longform_fixtures.h"
 #include "test_support.h"

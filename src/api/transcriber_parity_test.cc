@@ -13,7 +13,7 @@
 #include <tuple>
 
 #include "api/model_impl.h"
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "audio/mel_source.h"
 #include "auris/transcribe.h"
 #include "decoding/decoding_task.h"
@@ -63,8 +63,8 @@ class Parity : public ::testing::TestWithParam<std::tuple<std::string, ComputeTy
     model_ = Model::load(model_path_, std::get<1>(GetParam()));
   }
   const std::string& model_name() const { return std::get<0>(GetParam()); }
-  const WhisperModel& weights() const { return model_->impl().weights; }
-  const Tokenizer& tokenizer() const { return model_->impl().tokenizer; }
+  const WhisperModel& weights() const { return model_impl(*model_).weights; }
+  const Tokenizer& tokenizer() const { return model_impl(*model_).tokenizer; }
 
   // The decode window of a clip, as the fixtures' "decode" recipe (transcribe()'s first window).
   LogMel decode_window(const std::string& clip) {
@@ -153,8 +153,8 @@ TEST_P(DecodeParity, EveryDecodeIsTokenForTokenInFloat32AndFloat16) {
   const test::GoldenFixtures golden(name);
   const std::vector<std::shared_ptr<const Model>> models = {Model::load(path, ComputeType::kFloat32),
                                                             Model::load(path, ComputeType::kFloat16)};
-  const WhisperModel& weights = models[0]->impl().weights;
-  const Tokenizer& tokenizer = models[0]->impl().tokenizer;
+  const WhisperModel& weights = model_impl(*models[0]).weights;
+  const Tokenizer& tokenizer = model_impl(*models[0]).tokenizer;
 
   // Clips share a window: encode each once, decode all of its entries over the same cross K/V.
   std::map<std::string, std::vector<const test::GoldenDecode*>> by_clip;
@@ -163,7 +163,7 @@ TEST_P(DecodeParity, EveryDecodeIsTokenForTokenInFloat32AndFloat16) {
 
   Encoder encoder(weights);
   std::vector<WindowInference> inferences;
-  for (const auto& m : models) inferences.emplace_back(m->impl().weights);
+  for (const auto& m : models) inferences.emplace_back(model_impl(*m).weights);
   std::vector<float> encoded;
   int checked = 0;
   for (const auto& [clip, entries] : by_clip) {
@@ -173,11 +173,11 @@ TEST_P(DecodeParity, EveryDecodeIsTokenForTokenInFloat32AndFloat16) {
     encoder.forward(window, encoded);
     if (checked == 0) {
       std::vector<float> encoded_by_float16;
-      Encoder(models[1]->impl().weights).forward(window, encoded_by_float16);
+      Encoder(model_impl(*models[1]).weights).forward(window, encoded_by_float16);
       ASSERT_EQ(encoded_by_float16, encoded) << "float16 encodes as float32 does: sharing the encoder is exact";
     }
     for (size_t t = 0; t < models.size(); ++t) {
-      SCOPED_TRACE(compute_type_name(models[t]->impl().weights.compute_type));
+      SCOPED_TRACE(compute_type_name(model_impl(*models[t]).weights.compute_type));
       WindowInference& inference = inferences[t];
       inference.set_window(encoded.data());
       for (const test::GoldenDecode* g : entries) {

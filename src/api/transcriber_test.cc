@@ -1,6 +1,7 @@
 // The public API: bad buffers and options are refused with clear errors before any work; a
 // transcription's windows are encoded once and their cross K/V reused across temperature retries
 // and, where it reads the same 30 s, language detection.
+#include "api/engine_access.h"
 #include "auris/transcribe.h"
 
 #include <gtest/gtest.h>
@@ -9,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "auris/error.h"
 #include "test_support.h"
 
@@ -54,7 +55,7 @@ TEST_F(TranscriberApi, RefusesContradictoryOptionsBeforeWork) {
   TranscribeOptions no_temperatures;
   no_temperatures.temperatures.clear();
   EXPECT_THROW(t.transcribe(second, 16000, no_temperatures), Error);
-  EXPECT_EQ(t.counters().encoder_windows, 0) << "no window may be encoded for a refused request";
+  EXPECT_EQ(engine_counters(t).encoder_windows, 0) << "no window may be encoded for a refused request";
 }
 
 TEST_F(TranscriberApi, SilenceGivesAnEmptyTranscript) {
@@ -75,11 +76,11 @@ TEST_F(TranscriberApi, FallbackRetriesReuseTheWindow) {
   always_retry.logprob_threshold = 10.0;  // every result "fails": all six temperatures are tried
   always_retry.no_speech_threshold.reset();
   always_retry.decoding.best_of = 2;
-  const EngineCounters before = t.counters();
+  const EngineCounters before = engine_counters(t);
   const Transcript result = t.transcribe(samples, 16000, always_retry);
   ASSERT_FALSE(result.segments.empty());
   EXPECT_DOUBLE_EQ(result.segments[0].temperature, 1.0);
-  const EngineCounters c = t.counters();
+  const EngineCounters c = engine_counters(t);
   EXPECT_EQ(c.encoder_windows - before.encoder_windows, 1) << "11 s of audio is one window";
   EXPECT_EQ(c.cross_kv_rows - before.cross_kv_rows, 1500) << "six decodes of one window, one cross K/V projection";
 }
@@ -102,7 +103,7 @@ TEST(TranscriberLanguageDetection, EncodesTheFirstWindowOnceWhenItIsTheSame) {
     options.decoding.language = language;
     const Transcript result = t.transcribe(samples, 16000, options);
     EXPECT_EQ(result.language, "en");
-    return t.counters().encoder_windows;
+    return engine_counters(t).encoder_windows;
   };
   const long long detected = windows_encoded(first_40s, std::nullopt);
   EXPECT_GE(detected, 2) << "40 s take at least two windows";

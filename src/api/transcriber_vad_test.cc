@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
+#include "api/engine_access.h"
 #include "auris/error.h"
 #include "auris/transcribe.h"
 #include "test_support.h"
@@ -83,9 +84,9 @@ TEST_F(TranscriberVad, TimesAfterRemovedSilenceComeBackShifted) {
   std::vector<Segment> seen;
   TranscribeOptions vad = options();
   vad.on_segment = [&](const Segment& s) { seen.push_back(s); };
-  const EngineCounters before = t.counters();
+  const EngineCounters before = engine_counters(t);
   const Transcript result = t.transcribe(gapped, kRate, vad);
-  EXPECT_EQ(t.counters().encoder_windows - before.encoder_windows, 1) << "the speech alone is one window";
+  EXPECT_EQ(engine_counters(t).encoder_windows - before.encoder_windows, 1) << "the speech alone is one window";
 
   EXPECT_DOUBLE_EQ(result.duration, static_cast<double>(gapped.size()) / kRate);
   EXPECT_LT(result.duration_after_vad, 11.5);
@@ -142,7 +143,7 @@ TEST_F(TranscriberVad, NoSpeechGivesAnEmptyTranscript) {
     EXPECT_DOUBLE_EQ(r.duration, 5.0);
     EXPECT_EQ(r.duration_after_vad, 0.0);
   }
-  EXPECT_EQ(t.counters().encoder_windows, 0);
+  EXPECT_EQ(engine_counters(t).encoder_windows, 0);
 }
 
 TEST_F(TranscriberVad, BadParametersAndModelsAreRefusedBeforeWork) {
@@ -160,7 +161,7 @@ TEST_F(TranscriberVad, BadParametersAndModelsAreRefusedBeforeWork) {
   EXPECT_NE(error([](auto& o) { o.clip_timestamps = {1.0, 5.0}; }).find("clip_timestamps"), std::string::npos);
   EXPECT_NE(error([](auto& o) { o.temperatures.clear(); }).find("temperature"), std::string::npos);
   EXPECT_EQ(error([](auto& o) { o.clip_timestamps = {0.0}; }), "(no error)") << "0 is the whole audio";
-  const long long windows = t.counters().encoder_windows;
+  const long long windows = engine_counters(t).encoder_windows;
 
   // A name not in the cache says how to get it; a truncated file says it is truncated and what to do.
   const std::string dir = test::temp_dir();
@@ -180,7 +181,7 @@ TEST_F(TranscriberVad, BadParametersAndModelsAreRefusedBeforeWork) {
   EXPECT_NE(e.find("truncated"), std::string::npos) << e;
   EXPECT_NE(e.find("auris download silero-vad"), std::string::npos) << e;
   EXPECT_EQ(error([&](auto& o) { o.vad->model = truncated.model; }), e);
-  EXPECT_EQ(t.counters().encoder_windows, windows) << "no window may be encoded for a refused request";
+  EXPECT_EQ(engine_counters(t).encoder_windows, windows) << "no window may be encoded for a refused request";
 }
 
 bool have_sox() { return std::system("sox --version >/dev/null 2>&1") == 0; }

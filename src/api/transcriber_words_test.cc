@@ -9,7 +9,8 @@
 #include <functional>
 #include <map>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
+#include "api/engine_access.h"
 #include "auris/error.h"
 #include "auris/transcribe.h"
 #include "transcribe/timing_fixtures_for_tests.h"
@@ -107,7 +108,7 @@ TEST(TranscribeOptionErrors, RefusedBeforeAnyDecoding) {
   o.word_timestamps = true;
   o.hallucination_silence_threshold = INFINITY;
   EXPECT_NE(run(o).find("hallucination_silence_threshold"), std::string::npos);
-  EXPECT_EQ(transcriber.counters().encoder_windows, 0);  // nothing was decoded
+  EXPECT_EQ(engine_counters(transcriber).encoder_windows, 0);  // nothing was decoded
 }
 
 TEST(TranscribeClips, ClipsPastTheEndStopAtTheEnd) {
@@ -123,7 +124,7 @@ TEST(TranscribeClips, ClipsPastTheEndStopAtTheEnd) {
   ASSERT_FALSE(t.segments.empty());
   EXPECT_GE(t.segments.front().start, 8.0);
   EXPECT_LE(t.segments.back().end, 11.01);
-  EXPECT_EQ(transcriber.counters().encoder_windows, 1);
+  EXPECT_EQ(engine_counters(transcriber).encoder_windows, 1);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 namespace auris {
 
-std::unique_ptr<WindowEngine> make_window_engine(const Model::Impl& model) {
+std::unique_ptr<WindowEngine> make_window_engine(const ModelImpl& model) {
   if (model.cuda_weights) return cuda_backend().make_engine(model.cuda_weights);
   return std::make_unique<CpuWindowEngine>(model.weights);
 }

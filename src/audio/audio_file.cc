@@ -1,4 +1,4 @@
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 
 #include "audio/audio_stream.h"
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "audio/audio_fixtures_for_tests.h"
 #include "auris/error.h"
 #include "test_support.h"

@@ -8,9 +8,10 @@
 #include <span>
 #include <vector>
 
+#include "auris/audio.h"  // kSampleRate
+
 namespace auris {
 
-inline constexpr int kSampleRate = 16000;
 inline constexpr int kNFft = 400;
 inline constexpr int kHopLength = 160;
 inline constexpr int kChunkSeconds = 30;

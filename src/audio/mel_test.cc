@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "audio/audio_fixtures_for_tests.h"
 #include "auris/error.h"
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "audio/mel_source.h"
 #include "auris/error.h"
 #include "test_support.h"

@@ -47,7 +47,7 @@ struct BatchScheduler::Request {
 
 BatchScheduler::BatchScheduler(std::shared_ptr<const Model> model, int batch_size, int threads)
     : model_(std::move(model)),
-      batch_(model_->impl().weights, checked_batch_size(batch_size)) {
+      batch_(model_impl(*model_).weights, checked_batch_size(batch_size)) {
   if (threads < 0) throw Error("the thread count must be 0 (all cores) or more, got " + std::to_string(threads));
   coordinator_ = std::thread([this, threads] {
     const ScopedThreadCount thread_count(threads);
@@ -74,7 +74,7 @@ const SileroVad& BatchScheduler::vad_model(const std::string& name_or_path) {
 
 std::shared_ptr<BatchScheduler::Ticket> BatchScheduler::submit(std::unique_ptr<SampleSource> audio,
                                                                const TranscribeOptions& options, Callbacks callbacks) {
-  const Model::Impl& m = model_->impl();
+  const ModelImpl& m = model_impl(*model_);
   check_batch_options(options, m.weights.dims);
   auto request = std::make_shared<Request>();
   request->options = options;
@@ -128,7 +128,7 @@ WindowBatch::Job BatchScheduler::next() {
 }
 
 void BatchScheduler::detect_language(WindowEngine& engine, const std::shared_ptr<Request>& request) {
-  const Model::Impl& m = model_->impl();
+  const ModelImpl& m = model_impl(*model_);
   try {
     detect_recording_language(engine, m.tokenizer, m.weights.dims.n_mels, request->recording);
   } catch (const Error& e) {
@@ -153,7 +153,7 @@ void BatchScheduler::detect_language(WindowEngine& engine, const std::shared_ptr
 }
 
 void BatchScheduler::transcribe_chunk(WindowEngine& engine, const std::shared_ptr<Request>& request, size_t chunk) {
-  const Model::Impl& m = model_->impl();
+  const ModelImpl& m = model_impl(*model_);
   std::vector<Segment> segments;
   std::string error;
   try {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "api/engine_access.h"
 #include "api/model_impl.h"
 #include "audio/mel.h"
 #include "audio/sample_source.h"
@@ -32,7 +33,7 @@ VadParameters batched_vad_parameters() {
 }
 
 struct BatchTranscriber::Impl {
-  Impl(std::shared_ptr<const Model> m, int batch_size) : model(std::move(m)), batch(model->impl().weights, batch_size) {}
+  Impl(std::shared_ptr<const Model> m, int batch_size) : model(std::move(m)), batch(model_impl(*model).weights, batch_size) {}
 
   const SileroVad& vad_model(const std::string& name_or_path) {
     const std::string path = resolve_vad_model_path(name_or_path, model_cache_dir());
@@ -49,7 +50,7 @@ struct BatchTranscriber::Impl {
 
   // The language of every recording that does not know it yet, each detected on its first chunk.
   void detect_languages(std::vector<Recording>& recordings, const TranscribeOptions& options) {
-    const Model::Impl& m = model->impl();
+    const ModelImpl& m = model_impl(*model);
     if (options.decoding.language || !m.tokenizer.multilingual()) {
       for (Recording& r : recordings) r.language = options.decoding.language.value_or("en");
       return;
@@ -71,7 +72,7 @@ struct BatchTranscriber::Impl {
   // each recording handed to done() when its last chunk is.
   void transcribe(std::vector<Recording>& recordings, const TranscribeOptions& options,
                   const std::function<void(size_t, Recording&)>& done) {
-    const Model::Impl& m = model->impl();
+    const ModelImpl& m = model_impl(*model);
     std::vector<TranscribeOptions> per_recording;
     std::vector<std::pair<size_t, size_t>> chunks;  // (recording, chunk), the batch's items
     for (size_t i = 0; i < recordings.size(); ++i) {
@@ -195,12 +196,12 @@ void BatchTranscriber::set_threads(int threads) {
 
 void BatchTranscriber::set_packing(bool on) { impl_->packing = on; }
 
-EngineCounters BatchTranscriber::counters() const { return impl_->batch.counters(); }
+EngineCounters EngineAccess::counters(const BatchTranscriber& batch) { return batch.impl_->batch.counters(); }
 
 void BatchTranscriber::transcribe_files(const std::vector<std::string>& paths, const TranscribeOptions& options,
                                         const std::function<void(size_t, Transcript)>& on_done,
                                         const std::function<void(size_t, const std::string&)>& on_error) {
-  check_batch_options(options, impl_->model->impl().weights.dims);
+  check_batch_options(options, model_impl(*impl_->model).weights.dims);
   const ScopedThreadCount thread_count(impl_->threads);
   std::vector<std::unique_ptr<SampleSource>> sources;
   for (const std::string& path : paths) sources.push_back(std::make_unique<AudioFileSource>(path));
@@ -217,7 +218,7 @@ Transcript BatchTranscriber::transcribe(std::span<const float> samples, int samp
     throw Error("audio must be 16000 Hz mono for Whisper, got " + std::to_string(sample_rate) +
                 " Hz: resample it first (auris::load_audio does this for files)");
   if (samples.empty()) throw Error("the audio buffer is empty: there is nothing to transcribe");
-  check_batch_options(options, impl_->model->impl().weights.dims);
+  check_batch_options(options, model_impl(*impl_->model).weights.dims);
   const ScopedThreadCount thread_count(impl_->threads);
   std::vector<std::unique_ptr<SampleSource>> sources;
   sources.push_back(std::make_unique<MemorySampleSource>(samples));

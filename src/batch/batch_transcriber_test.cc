@@ -1,6 +1,7 @@
 // The batched pipeline: files decoded together give what each gives alone; long recordings come
 // back in order on their own timeline; VAD chunks map back to the original audio; packed short files
 // cost fewer windows and keep their words; bad files and bad options fail alone and clearly.
+#include "api/engine_access.h"
 #include "auris/batch.h"
 
 #include <gtest/gtest.h>
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "auris/error.h"
 #include "test_support.h"
 #include "vad/vad_fixtures_for_tests.h"
@@ -107,7 +108,7 @@ TEST_F(BatchTranscriberTest, ALongRecordingComesBackInOrderOnItsTimeline) {
       EXPECT_GE(t.segments[i].start, t.segments[i - 1].start);
     }
   }
-  EXPECT_GE(batch.counters().encoder_windows, 3);
+  EXPECT_GE(engine_counters(batch).encoder_windows, 3);
 }
 
 TEST_F(BatchTranscriberTest, VadChunksMapBackToTheRecording) {
@@ -141,7 +142,7 @@ TEST_F(BatchTranscriberTest, PackedShortFilesShareWindowsAndKeepTheirWords) {
   packed.set_packing(true);
   std::vector<Transcript> transcripts;
   const std::map<size_t, std::string> texts = run(packed, clips_, greedy(), &transcripts);
-  EXPECT_LT(packed.counters().encoder_windows, unpacked.counters().encoder_windows) << "packing saves encoder passes";
+  EXPECT_LT(engine_counters(packed).encoder_windows, engine_counters(unpacked).encoder_windows) << "packing saves encoder passes";
   for (size_t i = 0; i < clips_.size(); ++i) {
     const std::set<std::string> expected = words_of(plain.at(i)), got = words_of(texts.at(i));
     size_t shared = 0;
@@ -186,7 +187,7 @@ TEST_F(BatchTranscriberTest, BadSizesAndOptionsAreRefusedBeforeWork) {
   o.vad = VadParameters();
   o.vad->threshold = 1.5;
   EXPECT_NE(test::error_of([&] { run(batch, clips_, o); }).find("threshold"), std::string::npos);
-  EXPECT_EQ(batch.counters().encoder_windows, 0);
+  EXPECT_EQ(engine_counters(batch).encoder_windows, 0);
   EXPECT_THROW(batch.transcribe(std::vector<float>(100, 0.1f), 8000, greedy()), Error);
 }
 

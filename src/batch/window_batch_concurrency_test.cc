@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "api/model_impl.h"
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "auris/transcribe.h"
 #include "batch/window_batch.h"
 #include "test_support.h"
@@ -20,7 +20,7 @@ TEST(WindowBatchConcurrency, WindowsDecodedTogetherGetWhatEachGetsAlone) {
   AURIS_REQUIRE_SHARED_DATA(data);
   AURIS_REQUIRE_MODEL(path, "tiny.en");
   const auto model = Model::load(path);
-  const Model::Impl& m = model->impl();
+  const ModelImpl& m = model_impl(*model);
   std::vector<std::vector<float>> clips = {load_audio(data + "/audio/jfk.flac")};
   for (const char* name : {"presentpictureofnsw_02_mann_0532", "swag_06_tompkins_0883"})
     clips.push_back(load_audio(data + "/audio/hifitts-6097/audio/" + std::string(name) + ".wav"));

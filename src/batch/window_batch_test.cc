@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "api/model_impl.h"
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "audio/mel_source.h"
 #include "auris/error.h"
 #include "auris/transcribe.h"
@@ -42,13 +42,13 @@ class WindowBatchTest : public ::testing::Test {
 
   // A clip's first window, as Transcriber::decode() feeds it.
   static LogMel window_of(const std::vector<float>& samples) {
-    InMemoryMel mel(samples, model_->impl().weights.dims.n_mels);
+    InMemoryMel mel(samples, model_impl(*model_).weights.dims.n_mels);
     return mel.window(0, std::min(kChunkFrames, mel.content_frames()));
   }
 
   // Every clip decoded on a batch of `slots` windows.
   static std::vector<DecodingResult> decode_batched(int slots, const DecodingOptions& options, WindowBatch* batch = nullptr) {
-    const Model::Impl& m = model_->impl();
+    const ModelImpl& m = model_impl(*model_);
     std::optional<WindowBatch> own;
     if (!batch) batch = &own.emplace(m.weights, slots);
     std::vector<DecodingResult> results(clips_.size());
@@ -68,12 +68,12 @@ std::shared_ptr<const Model> WindowBatchTest::model_;
 std::vector<std::vector<float>> WindowBatchTest::clips_;
 
 TEST_F(WindowBatchTest, PassesCarrySeveralWindowsAndCrossKVIsComputedOncePerWindow) {
-  WindowBatch batch(model_->impl().weights, 3);
+  WindowBatch batch(model_impl(*model_).weights, 3);
   const EngineCounters before = batch.counters();
   DecodingOptions greedy;
   const std::vector<DecodingResult> results = decode_batched(3, greedy, &batch);
   const EngineCounters after = batch.counters();
-  const int n_audio_ctx = model_->impl().weights.dims.n_audio_ctx;
+  const int n_audio_ctx = model_impl(*model_).weights.dims.n_audio_ctx;
   const long long windows = static_cast<long long>(clips_.size());
   EXPECT_EQ(after.encoder_windows - before.encoder_windows, windows);
   EXPECT_EQ(after.cross_kv_rows - before.cross_kv_rows, windows * n_audio_ctx) << "cross K/V once per window";
@@ -86,7 +86,7 @@ TEST_F(WindowBatchTest, PassesCarrySeveralWindowsAndCrossKVIsComputedOncePerWind
 }
 
 TEST_F(WindowBatchTest, OneWindowsErrorLeavesTheOthersDecoded) {
-  const Model::Impl& m = model_->impl();
+  const ModelImpl& m = model_impl(*model_);
   WindowBatch batch(m.weights, 3);
   std::vector<std::string> outcome(clips_.size());
   batch.run(static_cast<int>(clips_.size()), [&](WindowEngine& engine, int job) {
@@ -116,7 +116,7 @@ TEST_F(WindowBatchTest, OneWindowsErrorLeavesTheOthersDecoded) {
 TEST(WindowBatch, NeedsAtLeastOneSlot) {
   AURIS_REQUIRE_MODEL(path, "tiny.en");
   const auto model = Model::load(path);
-  EXPECT_THROW(WindowBatch(model->impl().weights, 0), Error);
+  EXPECT_THROW(WindowBatch(model_impl(*model).weights, 0), Error);
 }
 
 }  // namespace

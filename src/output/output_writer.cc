@@ -91,17 +91,17 @@ Transcript with_valid_utf8(const Transcript& transcript) {
 
 std::string format_valid(const Transcript& t, OutputFormat format, const SubtitleOptions& options) {
   switch (format) {
-    case OutputFormat::txt: return output::format_txt(t);
-    case OutputFormat::vtt: return output::format_vtt(t, options);
-    case OutputFormat::srt: return output::format_srt(t, options);
-    case OutputFormat::tsv: return output::format_tsv(t);
-    case OutputFormat::json: return output::format_json(t);
+    case OutputFormat::kTxt: return output::format_txt(t);
+    case OutputFormat::kVtt: return output::format_vtt(t, options);
+    case OutputFormat::kSrt: return output::format_srt(t, options);
+    case OutputFormat::kTsv: return output::format_tsv(t);
+    case OutputFormat::kJson: return output::format_json(t);
   }
   throw Error("unknown output format");
 }
 
-constexpr OutputFormat kAllFormats[] = {OutputFormat::txt, OutputFormat::vtt, OutputFormat::srt, OutputFormat::tsv,
-                                        OutputFormat::json};
+constexpr OutputFormat kAllFormats[] = {OutputFormat::kTxt, OutputFormat::kVtt, OutputFormat::kSrt, OutputFormat::kTsv,
+                                        OutputFormat::kJson};
 
 }  // namespace
 
@@ -123,11 +123,11 @@ std::vector<OutputFormat> parse_output_formats(std::string_view name) {
 
 std::string_view output_format_name(OutputFormat format) {
   switch (format) {
-    case OutputFormat::txt: return "txt";
-    case OutputFormat::vtt: return "vtt";
-    case OutputFormat::srt: return "srt";
-    case OutputFormat::tsv: return "tsv";
-    case OutputFormat::json: return "json";
+    case OutputFormat::kTxt: return "txt";
+    case OutputFormat::kVtt: return "vtt";
+    case OutputFormat::kSrt: return "srt";
+    case OutputFormat::kTsv: return "tsv";
+    case OutputFormat::kJson: return "json";
   }
   return "?";
 }

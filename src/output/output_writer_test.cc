@@ -74,7 +74,7 @@ TEST(OutputWriter, FormatTranscriptGivesOneFormatAsText) {
   const auto fixture = test::output_results_fixture("non_ascii");
   const Transcript t = test::transcript_from_fixture(fixture.at("result"));
   EXPECT_EQ(format_transcript(t, "json"), fixture.at("json").get<std::string>());
-  EXPECT_EQ(format_transcript(t, OutputFormat::txt), fixture.at("txt").get<std::string>());
+  EXPECT_EQ(format_transcript(t, OutputFormat::kTxt), fixture.at("txt").get<std::string>());
 }
 
 TEST(OutputWriter, BadFormatNamesAreErrors) {

@@ -25,10 +25,12 @@
 
 #include "api/model_impl.h"
 #include "api/segment_stream.h"
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "decoding/decoding_task.h"
 #include "auris/batch.h"
+#include "auris/download.h"
 #include "auris/error.h"
+#include "auris/output.h"
 #include "auris/stream.h"
 #include "auris/transcribe.h"
 #include "model/model_download.h"
@@ -145,7 +147,36 @@ TranscribeOptions transcribe_options(const nb::dict& d) {
 void check_options(const TranscribeOptions& options, const Model& model) {
   check_transcribe_options(options);
   for (const double t : options.temperatures)
-    DecodingTask(model.impl().tokenizer, model.impl().weights.dims, options_at_temperature(options.decoding, t));
+    DecodingTask(model_impl(model).tokenizer, model_impl(model).weights.dims, options_at_temperature(options.decoding, t));
+}
+
+// A Transcript rebuilt from the package's Segment objects (python/auris/transcribe.py, ids from 1),
+// for the writers of include/auris/output.h.
+Transcript transcript_of(const nb::list& segments, const std::string& language) {
+  Transcript t;
+  t.language = language;
+  for (nb::handle py : segments) {
+    Segment s;
+    s.id = nb::cast<int>(py.attr("id")) - 1;
+    s.seek = nb::cast<int>(py.attr("seek"));
+    s.start = nb::cast<double>(py.attr("start"));
+    s.end = nb::cast<double>(py.attr("end"));
+    s.text = nb::cast<std::string>(py.attr("text"));
+    s.tokens = nb::cast<std::vector<int>>(py.attr("tokens"));
+    s.temperature = nb::cast<double>(py.attr("temperature"));
+    s.avg_logprob = nb::cast<double>(py.attr("avg_logprob"));
+    s.compression_ratio = nb::cast<double>(py.attr("compression_ratio"));
+    s.no_speech_prob = nb::cast<double>(py.attr("no_speech_prob"));
+    if (nb::object words = py.attr("words"); !words.is_none()) {
+      t.word_timestamps = true;
+      for (nb::handle w : words)
+        s.words.push_back({nb::cast<std::string>(w.attr("word")), nb::cast<double>(w.attr("start")),
+                           nb::cast<double>(w.attr("end")), nb::cast<double>(w.attr("probability"))});
+    }
+    t.text += s.text;
+    t.segments.push_back(std::move(s));
+  }
+  return t;
 }
 
 // One transcription: what faster-whisper's transcribe() knows before its first segment (found
@@ -156,7 +187,7 @@ class PyTranscription {
     TranscribeOptions options = transcribe_options(options_dict);
     std::vector<float> samples(audio.data(), audio.data() + audio.shape(0));
     const std::shared_ptr<const Model> model = py_model.model();
-    const Tokenizer& tokenizer = model->impl().tokenizer;
+    const Tokenizer& tokenizer = model_impl(*model).tokenizer;
     auto transcriber = std::make_shared<Transcriber>(model);
     transcriber->set_threads(threads);
     if (samples.empty()) throw Error("the audio is empty: there is nothing to transcribe");
@@ -331,7 +362,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("n_mels", [](const PyModel& p) { return p.model()->info().n_mels; })
       .def_prop_ro("path", [](const PyModel& p) { return p.model()->info().path; })
       .def_prop_ro("compute_type", [](const PyModel& p) { return compute_type_name(p.model()->info().compute_type); })
-      .def_prop_ro("languages", [](const PyModel& p) { return p.model()->impl().tokenizer.language_codes(); });
+      .def_prop_ro("languages", [](const PyModel& p) { return model_impl(*p.model()).tokenizer.language_codes(); });
 
   nb::class_<PyTranscription>(m, "Transcription")
       .def(nb::init<PyModel&, Audio, const nb::dict&, int, int>(), "model"_a, "audio"_a, "options"_a, "threads"_a,
@@ -365,19 +396,20 @@ NB_MODULE(_core, m) {
       },
       "path"_a, "Decodes an audio or video file to mono float32 samples at 16 kHz (FFmpeg).");
   m.def("model_cache_dir", &model_cache_dir);
-  m.def("registry_models", [] {
-    std::vector<std::string> names;
-    for (const RegistryModel& r : registry_models()) names.push_back(r.name);
-    return names;
-  });
+  m.def(
+      "format_transcript",
+      [](const nb::list& segments, const std::string& language, const std::string& format) {
+        return format_transcript(transcript_of(segments, language), format);
+      },
+      "segments"_a, "language"_a, "format"_a,
+      "The text `auris transcribe -f FORMAT` writes (txt, vtt, srt, tsv or json) for auris.Segment objects.");
+  m.def("registry_models", &available_models);
   m.def("is_registry_model", [](const std::string& name) { return find_registry_model(name).has_value(); });
   m.def(
       "download_model",
       [](const std::string& name, const std::string& cache_dir) {
-        const DownloadPlan plan = plan_download(name, DownloadFormat::kCTranslate2, cache_dir);
         nb::gil_scoped_release release;
-        run_download(plan);
-        return plan.destination;
+        return download_model(name, cache_dir);
       },
       "name"_a, "cache_dir"_a, "Downloads a registry model (CTranslate2 format) into cache_dir; returns its path.");
 }

@@ -69,11 +69,11 @@ Body transcription_body(const Transcript& transcript, ResponseFormat format, con
     case ResponseFormat::kVerboseJson:
       return {dump(verbose(transcript, task)), "application/json"};
     case ResponseFormat::kText:
-      return {format_transcript(transcript, OutputFormat::txt), "text/plain; charset=utf-8"};
+      return {format_transcript(transcript, OutputFormat::kTxt), "text/plain; charset=utf-8"};
     case ResponseFormat::kSrt:
-      return {format_transcript(transcript, OutputFormat::srt), "application/x-subrip; charset=utf-8"};
+      return {format_transcript(transcript, OutputFormat::kSrt), "application/x-subrip; charset=utf-8"};
     case ResponseFormat::kVtt:
-      return {format_transcript(transcript, OutputFormat::vtt), "text/vtt; charset=utf-8"};
+      return {format_transcript(transcript, OutputFormat::kVtt), "text/vtt; charset=utf-8"};
   }
   return {};
 }

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "server/realtime_events_for_tests.h"
 #include "server/realtime_session.h"
 #include "test_support.h"

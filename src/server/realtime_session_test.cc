@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "auris/error.h"
 #include "auris/text.h"
 #include "server/realtime_events_for_tests.h"

@@ -16,7 +16,7 @@
 #include <sstream>
 #include <thread>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "auris/batch.h"
 #include "auris/output.h"
 #include "test_support.h"
@@ -144,7 +144,7 @@ TEST_F(TranscriptionServerTest, AnswersEveryFormatAsTheBatchedTranscriberWrites)
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   EXPECT_EQ(" " + nlohmann::json::parse(r->body)["text"].get<std::string>(), reference[0].text);
-  for (const auto& [format, output] : {std::pair{"srt", OutputFormat::srt}, {"vtt", OutputFormat::vtt}, {"text", OutputFormat::txt}}) {
+  for (const auto& [format, output] : {std::pair{"srt", OutputFormat::kSrt}, {"vtt", OutputFormat::kVtt}, {"text", OutputFormat::kTxt}}) {
     r = client.Post("/v1/audio/transcriptions", form(jfk_, {{"response_format", format}, {"beam_size", "1"}}));
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "auris/error.h"
 #include "auris/text.h"
 #include "test_support.h"

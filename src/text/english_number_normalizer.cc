@@ -81,16 +81,16 @@ std::optional<std::string> integer_after_scaling(const Decimal& d, std::size_t z
 
 // Python's `value` in process_words: None, an int, or a str of digits.
 struct Value {
-  enum class Kind { none, integer, text };
-  Kind kind = Kind::none;
+  enum class Kind { kNone, kInteger, kText };
+  Kind kind = Kind::kNone;
   std::string repr;  // integer: canonical digits; text: the string itself
 
-  static Value integer(std::string digits) { return {Kind::integer, std::move(digits)}; }
-  static Value integer(int n) { return {Kind::integer, std::to_string(n)}; }
-  static Value text(std::string s) { return {Kind::text, std::move(s)}; }
-  bool is_none() const { return kind == Kind::none; }
-  bool is_int() const { return kind == Kind::integer; }
-  bool is_text() const { return kind == Kind::text; }
+  static Value integer(std::string digits) { return {Kind::kInteger, std::move(digits)}; }
+  static Value integer(int n) { return {Kind::kInteger, std::to_string(n)}; }
+  static Value text(std::string s) { return {Kind::kText, std::move(s)}; }
+  bool is_none() const { return kind == Kind::kNone; }
+  bool is_int() const { return kind == Kind::kInteger; }
+  bool is_text() const { return kind == Kind::kText; }
   // str(value or ""): None and 0 are falsy.
   std::string or_empty() const { return (is_none() || (is_int() && repr == "0")) ? "" : repr; }
 };

@@ -15,10 +15,10 @@ const EnglishTextNormalizer& english_normalizer() {
 
 std::string normalize_for_wer(const std::string& text, WerNormalization normalization) {
   switch (normalization) {
-    case WerNormalization::english: return normalize_english(text);
-    case WerNormalization::basic: return normalize_basic(text);
-    case WerNormalization::basic_remove_diacritics: return normalize_basic(text, true);
-    case WerNormalization::none: break;
+    case WerNormalization::kEnglish: return normalize_english(text);
+    case WerNormalization::kBasic: return normalize_basic(text);
+    case WerNormalization::kBasicRemoveDiacritics: return normalize_basic(text, true);
+    case WerNormalization::kNone: break;
   }
   return text;
 }

@@ -10,9 +10,9 @@ namespace auris {
 namespace {
 
 WerNormalization normalization_named(const std::string& name) {
-  if (name == "english") return WerNormalization::english;
-  if (name == "basic") return WerNormalization::basic;
-  if (name == "none") return WerNormalization::none;
+  if (name == "english") return WerNormalization::kEnglish;
+  if (name == "basic") return WerNormalization::kBasic;
+  if (name == "none") return WerNormalization::kNone;
   throw std::runtime_error("unknown normalization in fixture: " + name);
 }
 
@@ -49,7 +49,7 @@ TEST(WordErrorRate, CountsEachKindOfEdit) {
 
 TEST(WordErrorRate, RejectsMismatchedListsAndBadText) {
   EXPECT_THROW(word_error_rate({"a", "b"}, {"a"}), Error);
-  EXPECT_THROW(word_error_rate({"a"}, {"\xFF"}, WerNormalization::none), Error);
+  EXPECT_THROW(word_error_rate({"a"}, {"\xFF"}, WerNormalization::kNone), Error);
 }
 
 TEST(WordErrorRate, SplitsWordsLikeJiwer) {

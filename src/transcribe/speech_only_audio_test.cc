@@ -8,7 +8,7 @@
 #include <cstring>
 #include <numeric>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "audio/mel_source.h"
 #include "audio/streaming_mel.h"
 #include "auris/error.h"

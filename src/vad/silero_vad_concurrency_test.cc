@@ -5,7 +5,7 @@
 #include <thread>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "test_support.h"
 #include "util/thread_count.h"
 #include "vad/silero_vad.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "audio/audio_fixtures_for_tests.h"
 #include "test_support.h"
 #include "vad/speech_timestamps.h"

@@ -10,6 +10,7 @@
 #include "audio/mel.h"
 #include "auris/transcribe.h"
 #include "decoding/inference.h"
+#include "whisper/engine_counters.h"
 
 namespace auris {
 

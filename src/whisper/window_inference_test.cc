@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "audio/mel.h"
 #include "auris/error.h"
 #include "decoding/decoding_task.h"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "auris/audio.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;

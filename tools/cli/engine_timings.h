@@ -5,6 +5,7 @@
 
 #include "auris/model.h"
 #include "auris/transcribe.h"
+#include "whisper/engine_counters.h"
 
 namespace auris::cli {
 

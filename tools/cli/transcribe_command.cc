@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "audio/audio_file.h"
+#include "api/engine_access.h"
+#include "auris/audio.h"
 #include "audio/mel.h"
 #include "auris/batch.h"
 #include "auris/error.h"
@@ -119,7 +120,7 @@ int transcribe_batched(const TranscribeArgs& a, const std::shared_ptr<const Mode
         lines[i].emplace(std::nullopt);
         print_ready();
       });
-  print_timings(a.files.empty() ? "" : a.files[0], batch.counters());
+  print_timings(a.files.empty() ? "" : a.files[0], engine_counters(batch));
   return failures == 0 ? 0 : 1;
 }
 
@@ -335,7 +336,7 @@ Command add_transcribe_command(CLI::App& app) {
     };
     if (a->batch_size > 0) return transcribe_batched(*a, model, options, write_files, print_timings);
     Transcriber transcriber(model);
-    transcriber.set_ablations(a->ablations);
+    set_engine_ablations(transcriber, a->ablations);
     if (a->verbose)
       options.on_segment = [](const Segment& s) { std::fprintf(stderr, "%s\n", format_segment_line(s).c_str()); };
     int failures = 0;
@@ -357,7 +358,7 @@ Command add_transcribe_command(CLI::App& app) {
         std::fprintf(stderr, "auris: error: %s\n", e.what());
       }
     }
-    print_timings("", transcriber.counters());
+    print_timings("", engine_counters(transcriber));
     return failures == 0 ? 0 : 1;
   }};
 }

@@ -34,9 +34,9 @@ Command add_wer_command(CLI::App& app) {
       ->check(CLI::IsMember({"english", "basic", "none"}))
       ->capture_default_str();
   return {cmd, [a]() {
-    const WerNormalization n = a->normalizer == "english" ? WerNormalization::english
-                               : a->normalizer == "basic" ? WerNormalization::basic
-                                                          : WerNormalization::none;
+    const WerNormalization n = a->normalizer == "english" ? WerNormalization::kEnglish
+                               : a->normalizer == "basic" ? WerNormalization::kBasic
+                                                          : WerNormalization::kNone;
     const WordErrorRate w = word_error_rate(read_lines(a->reference), read_lines(a->hypothesis), n);
     std::printf("WER %.4f  (N=%zu, S=%zu, D=%zu, I=%zu)\n", w.rate, w.reference_words, w.substitutions,
                 w.deletions, w.insertions);

@@ -7,7 +7,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "audio/audio_file.h"
+#include "api/engine_access.h"
+#include "auris/audio.h"
 #include "auris/text.h"
 #include "auris/transcribe.h"
 #include "kernels/cuda/device.h"
@@ -50,7 +51,7 @@ TEST_F(CudaEngine, Float32TokensEqualTheCpuEngines) {
           << clip << " beam " << beam;
     }
   }
-  const EngineCounters c = gpu.counters();
+  const EngineCounters c = engine_counters(gpu);
   EXPECT_EQ(c.cross_kv_rows, 1500 * c.encoder_windows) << "one cross K/V projection per window";
   EXPECT_GT(c.decode_steps, 0);
 }
@@ -60,7 +61,7 @@ TEST_F(CudaEngine, HalfPrecisionKeepsTheWords) {
   const std::string fp32 = Transcriber(Model::load(path_, ComputeType::kFloat32, Device::kCuda)).transcribe(samples, 16000).text;
   for (ComputeType type : {ComputeType::kFloat16, ComputeType::kBfloat16}) {
     const std::string text = Transcriber(Model::load(path_, type, Device::kCuda)).transcribe(samples, 16000).text;
-    EXPECT_LE(word_error_rate({fp32}, {text}, WerNormalization::english).rate, 0.05) << compute_type_name(type) << ": " << text;
+    EXPECT_LE(word_error_rate({fp32}, {text}, WerNormalization::kEnglish).rate, 0.05) << compute_type_name(type) << ": " << text;
   }
 }
 
@@ -73,7 +74,7 @@ TEST_F(CudaEngine, AblationsChangeTheWorkNotTheTokens) {
     Transcriber slow(model);
     EngineAblations a;
     (ablation == 0 ? a.recompute_cross_kv_each_step : a.attend_full_self_cache) = true;
-    slow.set_ablations(a);
+    set_engine_ablations(slow, a);
     EXPECT_EQ(slow.decode(samples, 16000).tokens, tokens) << "ablation " << ablation;
   }
 }

@@ -1,0 +1,26 @@
+// Fetching official Whisper models from the Hugging Face Hub into the model cache, as `auris
+// download` does: the only part of auris that touches the network.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace auris {
+
+// The official models download_model fetches, in size order ("tiny.en", "tiny", ... "large-v3-turbo").
+std::vector<std::string> available_models();
+
+// Called as data arrives: the file, bytes received, and its size (0 while unknown).
+using DownloadProgress = std::function<void(const std::string& file, long long done, long long total)>;
+
+// Downloads an official model (CTranslate2 format, faster-whisper's checkpoints) into
+// cache_dir/NAME and returns that directory, which Model::load accepts. A model already there
+// is returned as it is, without the network. cache_dir "" is model_cache_dir(). Files land under a
+// ".partial" name and are renamed once complete, so an interrupted download never looks like a
+// model. Throws auris::Error for an unknown name (listing the known ones) or a failed transfer
+// (the URL and HTTP status). progress may be empty.
+std::string download_model(const std::string& name, const std::string& cache_dir = "",
+                           const DownloadProgress& progress = nullptr);
+
+}  // namespace auris

@@ -1,0 +1,26 @@
+// include/auris/download.h over the registry (model/model_registry.h) and the downloader
+// (model/model_download.h) that `auris download` uses.
+#include "auris/download.h"
+
+#include <filesystem>
+
+#include "auris/model.h"
+#include "model/model_download.h"
+#include "model/model_registry.h"
+
+namespace auris {
+
+std::vector<std::string> available_models() {
+  std::vector<std::string> names;
+  for (const RegistryModel& model : registry_models()) names.push_back(model.name);
+  return names;
+}
+
+std::string download_model(const std::string& name, const std::string& cache_dir, const DownloadProgress& progress) {
+  const DownloadPlan plan = plan_download(name, DownloadFormat::kCTranslate2, cache_dir.empty() ? model_cache_dir() : cache_dir);
+  if (std::filesystem::is_directory(plan.destination)) return plan.destination;
+  run_download(plan, progress);
+  return plan.destination;
+}
+
+}  // namespace auris

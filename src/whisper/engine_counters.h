@@ -1,0 +1,35 @@
+// Counters and switches that make the decoder's cache design observable: tests and benchmarks
+// read them through src/api/engine_access.h; they are not part of the public API.
+#pragma once
+
+namespace auris {
+
+// encoder_windows counts one engine's windows; the row counts are kept by the model's projections,
+// so they add up over every engine sharing the model: compare differences.
+struct EngineCounters {
+  long long encoder_windows = 0;
+  long long cross_kv_rows = 0;      // rows multiplied by the cross-attention K/V projection
+  long long cross_query_rows = 0;   // rows multiplied by the cross-attention Q projections
+  long long self_qkv_rows = 0;      // rows multiplied by the fused self-attention QKV projections
+
+  // Wall time per stage of one engine (the benchmark's per-stage figures).
+  double encoder_seconds = 0;   // encoder forward passes (encoder_windows of them)
+  double cross_kv_seconds = 0;  // the cross-attention K/V projection, once per window
+  long long prefills = 0;       // prompt passes, one per decode of a window
+  double prefill_seconds = 0;
+  long long decode_steps = 0;   // decode steps; each advances every beam (row) by one token
+  long long decode_rows = 0;    // sum of rows over those steps
+  double decode_seconds = 0;
+};
+
+// Switches that turn off the decoder's cache design, so a benchmark can show what it saves. They
+// change speed only, never the output. Off (the fast design) by default.
+struct EngineAblations {
+  // Recompute every layer's cross-attention K/V from the encoder output at each decode step, as a
+  // decoder without a cross-attention cache does.
+  bool recompute_cross_kv_each_step = false;
+  // Attend over the whole static self-attention cache (masked) instead of only its filled prefix.
+  bool attend_full_self_cache = false;
+};
+
+}  // namespace auris
