@@ -76,10 +76,19 @@ void RealtimeEndpoint::serve(const httplib::Request& request, httplib::Response&
     if (stopping_) throw HttpError(503, "the server is shutting down; connect to another instance", "", "shutting_down");
     if (options_.max_sessions == 0)
       throw HttpError(403, "realtime sessions are turned off on this server (--max-sessions 0)", "", "sessions_disabled");
-    if (static_cast<int>(live_.size()) >= options_.max_sessions)
+    if (places_taken_ >= options_.max_sessions)
       throw HttpError(429, std::to_string(options_.max_sessions) + " realtime sessions are open, as many as this server takes (--max-sessions); retry later",
                       "", "too_many_sessions");
+    metrics_.set_realtime_sessions(++places_taken_);
   }
+  // Given back once the session and its connection are gone, on every path out.
+  struct PlaceRelease {
+    RealtimeEndpoint* endpoint;
+    ~PlaceRelease() {
+      std::lock_guard lock(endpoint->mutex_);
+      endpoint->metrics_.set_realtime_sessions(--endpoint->places_taken_);
+    }
+  } place_release{this};
   UpgradeRequest upgrade{request.target, {request.headers.begin(), request.headers.end()}, ""};
   // A browser offers "realtime" (and the key, see transcription_server): the answer must name one.
   if (has_token(request.get_header_value("Sec-WebSocket-Protocol"), "realtime")) upgrade.subprotocol = "realtime";
@@ -113,21 +122,18 @@ void RealtimeEndpoint::serve(const httplib::Request& request, httplib::Response&
   bool admitted = false;
   {
     std::lock_guard lock(mutex_);
-    // Checked again: another session may have taken the last place during the handshake.
-    admitted = !stopping_ && static_cast<int>(live_.size()) < options_.max_sessions;
+    admitted = !stopping_;  // stop() may have run during the handshake
     if (admitted) live_.insert(&live);
-    metrics_.set_realtime_sessions(static_cast<int>(live_.size()));
   }
   if (admitted) {
     connection->run([s = session.get()](std::string_view message) { s->receive(message); });
   } else {
-    connection->close(1013, "too many sessions; retry later");
+    connection->close(1001, "the server is shutting down");
     connection->run([](std::string_view) {});
   }
   {
     std::lock_guard lock(mutex_);
     live_.erase(&live);
-    metrics_.set_realtime_sessions(static_cast<int>(live_.size()));
   }
   session.reset();  // its worker stops before the connection it sends to goes
   connection.reset();

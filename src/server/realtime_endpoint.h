@@ -45,6 +45,9 @@ class RealtimeEndpoint {
   ServerMetrics& metrics_;
   std::mutex mutex_;
   std::set<Live*> live_;
+  // Places taken, handshaking sessions included: a client whose handshake completed holds its place
+  // before its session is live, so the next connection over the limit gets its 429.
+  int places_taken_ = 0;
   bool stopping_ = false;
 };
 

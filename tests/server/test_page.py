@@ -23,6 +23,7 @@ import pytest
 from conftest import REPO, audio
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="PyPI selenium is not installed")
+from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -190,8 +191,10 @@ def test_page_goes_live_with_the_microphone(server, downloads, tmp_path):
             lambda d: "fellow" in shown(d) or text(d, "error"), message="no words while jfk played")
         assert not text(driver, "error")
         assert "your country" not in shown(driver), "the first words came only once jfk's end was heard"
-        WebDriverWait(driver, TIMEOUT, poll_frequency=0.2).until(
-            lambda d: "ask not what your country" in shown(d), message="the words stopped coming")
+        try:
+            WebDriverWait(driver, TIMEOUT, poll_frequency=0.2).until(lambda d: "ask not what your country" in shown(d))
+        except TimeoutException:
+            pytest.fail(f"the words stopped coming; the page shows: {shown(driver)!r}")
         time.sleep(6)  # the rest of jfk
         driver.find_element(By.ID, "live").click()  # Stop
         status, error = wait_finished(driver)
