@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <span>
 #include <string>
@@ -41,6 +42,25 @@ std::string error_of_with_stdin(const std::string& path, const std::function<voi
 std::string write_wav(const std::string& path, int64_t num_samples, const std::function<int16_t(int64_t)>& sample);
 // The same of samples in [-1, 1], times 32768: load_audio's samples come back exactly.
 std::string write_wav(const std::string& path, std::span<const float> samples);
+
+// A suite whose tests share tiny.en, loaded once before them and freed after them, and read
+// ../shared/data (data_). Each test skips, saying how to get them, when either is missing; a suite
+// that sets up more overrides SetUp, calls this one first and returns if IsSkipped().
+class TinyEnSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const std::string path = cached_model("tiny.en");
+    if (!path.empty()) model_ = Model::load(path);
+  }
+  static void TearDownTestSuite() { model_.reset(); }
+  void SetUp() override {
+    data_ = shared_data_dir();
+    if (!model_ || data_.empty()) GTEST_SKIP() << "needs tiny.en (scripts/fetch_models.sh) and ../shared/data";
+  }
+
+  inline static std::shared_ptr<const Model> model_;
+  std::string data_;
+};
 
 }  // namespace auris::test
 

@@ -17,19 +17,7 @@
 namespace auris {
 namespace {
 
-class TranscriberApi : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    const std::string path = test::cached_model("tiny.en");
-    if (!path.empty()) model_ = Model::load(path);
-  }
-  static void TearDownTestSuite() { model_.reset(); }
-  void SetUp() override {
-    if (!model_) GTEST_SKIP() << "model tiny.en not cached: run scripts/fetch_models.sh";
-  }
-  static std::shared_ptr<const Model> model_;
-};
-std::shared_ptr<const Model> TranscriberApi::model_;
+using TranscriberApi = test::TinyEnSuite;
 
 using test::error_of;
 

@@ -34,16 +34,11 @@ std::string bare(const std::string& text) {
   return out;
 }
 
-class TranscriberVad : public ::testing::Test {
+class TranscriberVad : public test::TinyEnSuite {
  protected:
-  static void SetUpTestSuite() {
-    const std::string path = test::cached_model("tiny.en");
-    if (!path.empty()) model_ = Model::load(path);
-  }
-  static void TearDownTestSuite() { model_.reset(); }
   void SetUp() override {
-    data_ = test::shared_data_dir();
-    if (data_.empty() || !model_) GTEST_SKIP() << "needs ../shared/data and the tiny.en model (scripts/fetch_models.sh)";
+    TinyEnSuite::SetUp();
+    if (IsSkipped()) return;
     jfk_ = load_audio(data_ + "/audio/jfk.flac");
   }
   // Greedy, as fast as it gets; word timestamps to place every word.
@@ -62,11 +57,8 @@ class TranscriberVad : public ::testing::Test {
     return words;
   }
 
-  static std::shared_ptr<const Model> model_;
-  std::string data_;
   std::vector<float> jfk_;
 };
-std::shared_ptr<const Model> TranscriberVad::model_;
 
 // jfk with 20 s of digital silence in its pause after "Americans" (2.7 s): the silence is not
 // transcribed, and the words come back where they are in the audio: those after the gap 20 s later

@@ -64,16 +64,11 @@ class Events {
   std::vector<json> events_;
 };
 
-class RealtimeSessionTest : public ::testing::Test {
+class RealtimeSessionTest : public test::TinyEnSuite {
  protected:
-  static void SetUpTestSuite() {
-    const std::string path = test::cached_model("tiny.en");
-    if (!path.empty()) model_ = Model::load(path);
-  }
-  static void TearDownTestSuite() { model_.reset(); }
   void SetUp() override {
-    data_ = test::shared_data_dir();
-    if (!model_ || data_.empty()) GTEST_SKIP() << "needs tiny.en (scripts/fetch_models.sh) and ../shared/data";
+    TinyEnSuite::SetUp();
+    if (IsSkipped()) return;
     environment_.find_model = [](const std::string& name) {
       if (!name.empty() && name != "whisper-1" && name != "tiny.en") throw Error("the model '" + name + "' is not served here");
       return std::make_pair(std::string("tiny.en"), model_);
@@ -96,8 +91,6 @@ class RealtimeSessionTest : public ::testing::Test {
         .dump();
   }
 
-  static inline std::shared_ptr<const Model> model_;
-  std::string data_;
   RealtimeEnvironment environment_;
 };
 

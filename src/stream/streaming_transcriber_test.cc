@@ -27,17 +27,8 @@ std::string text_of(const std::vector<Word>& words) {
   return text;
 }
 
-class StreamingTranscriberTest : public ::testing::Test {
+class StreamingTranscriberTest : public test::TinyEnSuite {
  protected:
-  static void SetUpTestSuite() {
-    const std::string path = test::cached_model("tiny.en");
-    if (!path.empty()) model_ = Model::load(path);
-  }
-  static void TearDownTestSuite() { model_.reset(); }
-  void SetUp() override {
-    data_ = test::shared_data_dir();
-    if (!model_ || data_.empty()) GTEST_SKIP() << "needs tiny.en (scripts/fetch_models.sh) and ../shared/data";
-  }
 
   // Three hifitts sentences with a second of silence after each: about 12 s of speech.
   std::vector<float> sentences() const {
@@ -81,8 +72,6 @@ class StreamingTranscriberTest : public ::testing::Test {
     return o;
   }
 
-  static inline std::shared_ptr<const Model> model_;
-  std::string data_;
 };
 
 TEST_F(StreamingTranscriberTest, CommittedTextMatchesTheOfflineTranscript) {
