@@ -140,12 +140,28 @@ DecodingResult Transcriber::decode(std::span<const float> samples, int sample_ra
 
 std::map<std::string, float> Transcriber::detect_language(std::span<const float> samples, int sample_rate) {
   check_audio(samples, sample_rate);
-  const ScopedThreadCount thread_count(threads_);
-  const ModelImpl& m = model_impl(*model_);
+  InMemoryMel mel(samples, model_impl(*model_).weights.dims.n_mels);
+  return EngineAccess::detect_language(*this, mel);
+}
+
+std::map<std::string, float> EngineAccess::detect_language(Transcriber& t, MelSource& mel) {
+  const ScopedThreadCount thread_count(t.threads_);
   // As transcribe() detects: the first 30 s of the padded spectrogram.
-  InMemoryMel mel(samples, m.weights.dims.n_mels);
-  state_->windows.set_window(mel.window(0, kChunkFrames));
-  return auris::detect_language(*state_->engine, m.tokenizer).probabilities;
+  t.state_->windows.set_window(mel.window(0, kChunkFrames));
+  return auris::detect_language(*t.state_->engine, model_impl(*t.model_).tokenizer).probabilities;
+}
+
+Transcript EngineAccess::transcribe(Transcriber& t, MelSource& mel, const TranscribeOptions& options) {
+  return t.state_->transcribe_windows(mel, options, t.threads_);
+}
+
+Transcript EngineAccess::transcribe_speech(Transcriber& t, MelSource* speech_mel, const SpeechDetection& speech,
+                                           const TranscribeOptions& options) {
+  check_vad_options(options);
+  if (speech.spans.empty() || !speech_mel) return no_speech(speech, options, model_impl(*t.model_).tokenizer);
+  return auris::transcribe_speech(
+      [&t](MelSource& m, const TranscribeOptions& o) { return t.state_->transcribe_windows(m, o, t.threads_); },
+      *speech_mel, speech, options);
 }
 
 void validate(const VadParameters& vad) {

@@ -23,8 +23,10 @@
 #include <tuple>
 #include <vector>
 
+#include "api/engine_access.h"
 #include "api/model_impl.h"
 #include "api/segment_stream.h"
+#include "audio/mel_source.h"
 #include "auris/audio.h"
 #include "decoding/decoding_task.h"
 #include "auris/batch.h"
@@ -194,17 +196,22 @@ class PyTranscription {
     if (batch_size < 0 || batch_size > 256) throw Error("batch_size must be 1 to 256, got " + std::to_string(batch_size));
     if (options.vad) validate(*options.vad);
     check_options(options, *model);
+    // What is transcribed (the speech VAD found, or all of it) as one spectrogram, computed once for
+    // the language detection and the transcription (a batched run reads the samples instead).
+    std::shared_ptr<InMemoryMel> mel;
+    SpeechDetection speech;
     on_own_thread([&] {
       duration_ = static_cast<double>(samples.size()) / kSampleRate;
       duration_after_vad_ = duration_;
-      std::vector<float> speech;
+      std::vector<float> speech_samples;
       if (options.vad) {
-        const SpeechDetection found =
-            detect_speech(py_model.vad(options.vad->model), samples, speech_timestamps_options(*options.vad));
-        speech = collect_speech(samples, found.spans);
-        duration_after_vad_ = static_cast<double>(found.speech_samples()) / kSampleRate;
+        speech = detect_speech(py_model.vad(options.vad->model), samples, speech_timestamps_options(*options.vad));
+        speech_samples = collect_speech(samples, speech.spans);
+        duration_after_vad_ = static_cast<double>(speech.speech_samples()) / kSampleRate;
       }
-      const std::span<const float> heard = options.vad ? std::span<const float>(speech) : std::span<const float>(samples);
+      const std::span<const float> heard =
+          options.vad ? std::span<const float>(speech_samples) : std::span<const float>(samples);
+      if (batch_size == 0 && !heard.empty()) mel = std::make_shared<InMemoryMel>(heard, model_impl(*model).weights.dims.n_mels);
       if (options.decoding.language) {
         language_ = *options.decoding.language;
         language_probability_ = 1.0;
@@ -214,7 +221,9 @@ class PyTranscription {
       } else if (!heard.empty()) {
         // As transcribe() would detect it: the first 30 s of what is transcribed. The transcriber
         // keeps that window, so the transcription does not encode it again.
-        for (const auto& [code, p] : transcriber->detect_language(heard, kSampleRate)) all_language_probs_.emplace_back(code, p);
+        const std::map<std::string, float> probabilities =
+            mel ? EngineAccess::detect_language(*transcriber, *mel) : transcriber->detect_language(heard, kSampleRate);
+        for (const auto& [code, p] : probabilities) all_language_probs_.emplace_back(code, p);
         std::stable_sort(all_language_probs_.begin(), all_language_probs_.end(),
                          [](const auto& a, const auto& b) { return a.second > b.second; });
         language_ = all_language_probs_.front().first;
@@ -223,10 +232,10 @@ class PyTranscription {
       }
     });
     SegmentStream::Transcription run;
-    auto shared_samples = std::make_shared<const std::vector<float>>(std::move(samples));
     if (batch_size > 0) {
       auto batch = std::make_shared<BatchTranscriber>(model, batch_size);
       batch->set_threads(threads);
+      auto shared_samples = std::make_shared<const std::vector<float>>(std::move(samples));
       run = [batch, shared_samples](const TranscribeOptions& o) {
         TranscribeOptions plain = o;
         plain.on_segment = nullptr;
@@ -235,10 +244,12 @@ class PyTranscription {
         for (const Segment& s : t.segments) o.on_segment(s);
         return t;
       };
-    } else {
-      run = [transcriber, shared_samples](const TranscribeOptions& o) {
-        return transcriber->transcribe(*shared_samples, kSampleRate, o);
+    } else if (options.vad) {
+      run = [transcriber, mel, speech = std::move(speech)](const TranscribeOptions& o) {
+        return EngineAccess::transcribe_speech(*transcriber, mel.get(), speech, o);
       };
+    } else {
+      run = [transcriber, mel](const TranscribeOptions& o) { return EngineAccess::transcribe(*transcriber, *mel, o); };
     }
     stream_ = std::make_unique<SegmentStream>(std::move(run), std::move(options));
   }
