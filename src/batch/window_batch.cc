@@ -55,7 +55,6 @@ struct WindowBatch::Slot {
   std::unique_ptr<SlotEngine> engine;
   CrossKVCache cross;
   std::unique_ptr<SelfKVCache> self;  // sized for the most rows this slot has decoded
-  std::vector<float> encoder_out;
   std::vector<float> prefill_logits;
   bool has_window = false;
   bool busy = false;    // its thread is running a job
@@ -260,18 +259,20 @@ void WindowBatch::encode(std::vector<Slot*>& slots) {
     std::vector<const LogMel*> windows;
     std::vector<std::vector<float>*> outs;
     std::vector<Slot*> accepted;
+    encoder_outputs_.resize(kEncoderWindowsPerPass);
     for (Slot* s : pass) {
       s->has_window = false;  // until this pass gives it one
       if (s->request.window->n_mels != d.n_mels || s->request.window->n_frames != 2 * d.n_audio_ctx) {
         try {
-          encoder_.forward(*s->request.window, s->encoder_out);  // throws the encoder's own message
+          std::vector<float> refused;
+          encoder_.forward(*s->request.window, refused);  // throws the encoder's own message
         } catch (...) {
           s->request.error = std::current_exception();
         }
         continue;
       }
       windows.push_back(s->request.window);
-      outs.push_back(&s->encoder_out);
+      outs.push_back(&encoder_outputs_[accepted.size()]);
       accepted.push_back(s);
     }
     if (accepted.empty()) continue;
@@ -280,8 +281,9 @@ void WindowBatch::encode(std::vector<Slot*>& slots) {
       encoder_.forward(windows, outs);
       const double encoder_seconds = seconds_since(start);
       start = std::chrono::steady_clock::now();
-      for (Slot* s : accepted) {
-        s->cross.compute(model_, s->encoder_out.data());
+      for (size_t i = 0; i < accepted.size(); ++i) {
+        Slot* s = accepted[i];
+        s->cross.compute(model_, encoder_outputs_[i].data(), cross_projection_);
         s->has_window = true;
         if (s->self) s->self->set_length(0);
       }

@@ -70,6 +70,10 @@ class WindowBatch {
   Encoder encoder_;
   Decoder decoder_;
   std::vector<std::unique_ptr<Slot>> slots_;
+  // An encoder pass's outputs and the cross K/V projection's scratch: used by one slot after another,
+  // so a batch holds one pass's worth, not one per slot.
+  std::vector<std::vector<float>> encoder_outputs_;
+  std::vector<float> cross_projection_;
 
   mutable std::mutex mutex_;
   std::condition_variable posted_;  // a slot posted a request or finished its jobs

@@ -38,14 +38,13 @@ void regroup_rows(const float* src, size_t ld, int t0, int rows, int d, bool is_
 
 }  // namespace
 
-void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) {
+void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out, std::vector<float>& projection) {
   n_ctx_ = model.dims.n_audio_ctx;
   width_ = model.dims.n_text_state;
   const int n_head = model.dims.n_text_head;
   d_head_ = width_ / n_head;
   capacity_ = key_panel_capacity(n_ctx_);
-  const Linear& projection = model.cross_kv_all_layers;
-  const int projected_width = projection.out_features();
+  const int projected_width = model.cross_kv_all_layers.out_features();
   const size_t size = static_cast<size_t>(capacity_) * projected_width;
   const bool int8 = model.compute_type == ComputeType::kInt8;
   const bool half = !int8 && model.compute_type != ComputeType::kFloat32;
@@ -71,14 +70,14 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out) 
   // from [row][layer][K|V][head][d] into [layer][K|V][head]: keys into panels of [d][kKeyPanel rows],
   // values [row][d].
   constexpr int kChunkRows = 512;
-  projected_.resize(static_cast<size_t>(kChunkRows) * projected_width);
+  projection.resize(static_cast<size_t>(kChunkRows) * projected_width);
   const int blocks = projected_width / d_head_;  // layers * 2 * heads
   for (int t0 = 0; t0 < n_ctx_; t0 += kChunkRows) {
     const int rows = std::min(kChunkRows, n_ctx_ - t0);
-    projection.forward(encoder_out + static_cast<size_t>(t0) * width_, rows, projected_.data());
+    model.cross_kv_all_layers.forward(encoder_out + static_cast<size_t>(t0) * width_, rows, projection.data());
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) {
-      const float* src = projected_.data() + static_cast<size_t>(b) * d_head_;
+      const float* src = projection.data() + static_cast<size_t>(b) * d_head_;
       const size_t at = static_cast<size_t>(b) * capacity_ * d_head_;
       const bool is_key = (b / n_head) % 2 == 0;
       auto regroup = [&](auto* dst, auto convert) {

@@ -22,7 +22,9 @@ class CrossKVCache {
   // in fp16 for float16 and bfloat16 (half the bytes every decode step reads), and in int8 for int8
   // (a quarter), each key and each value row of a head with its own scale, so that one loud frame
   // costs no other frame its precision.
-  void compute(const WhisperModel& model, const float* encoder_out);
+  // projection: the caller's scratch for the projection's output, a chunk of rows at a time (up
+  // to 168 MB for large-v3), shared by the caches one caller computes in turn.
+  void compute(const WhisperModel& model, const float* encoder_out, std::vector<float>& projection);
   // What compute() stores for a model of these dimensions and compute type: bytes() after it.
   static size_t storage_bytes(const ModelDims& dims, ComputeType compute_type);
   // Head-major, so that every step streams each head's keys and values in order. Keys are in panels
@@ -55,7 +57,6 @@ class CrossKVCache {
 
  private:
   size_t layer_offset(int layer) const { return static_cast<size_t>(layer) * 2 * capacity_ * width_; }
-  std::vector<float> projected_;  // the GEMM's output for a chunk of rows: [rows x layers*2*width]
   std::vector<float> data_;       // [layers][K, V][heads][key panels | n_ctx x d_head], or
   std::vector<uint16_t> half_;    // the same in fp16
   std::vector<int8_t> quantized_; // the same in int8,

@@ -125,8 +125,9 @@ TEST(CrossKVCache, Int8RowsWithinHalfAStepOfFloat32) {
   WhisperModel reference_model = build_whisper_model(test::synthetic_model(), ComputeType::kInt8);
   reference_model.compute_type = ComputeType::kFloat32;
   CrossKVCache exact, quantised;
-  exact.compute(reference_model, encoder_out.data());
-  quantised.compute(int8_model, encoder_out.data());
+  std::vector<float> projection;
+  exact.compute(reference_model, encoder_out.data(), projection);
+  quantised.compute(int8_model, encoder_out.data(), projection);
   ASSERT_TRUE(quantised.int8());
   ASSERT_FALSE(exact.int8() || exact.fp16());
   const int n_head = dims.n_text_head, d_head = dims.n_text_state / n_head, n_ctx = exact.n_ctx();
@@ -170,12 +171,13 @@ TEST(CrossKVCache, HoldsTheProjectionInPanelsWindowAfterWindow) {
   std::mt19937 rng(9);
   std::normal_distribution<float> dist;
   CrossKVCache cache;
+  std::vector<float> projection;  // shared by both windows, as a caller's scratch is
   for (int window = 0; window < 2; ++window) {
     std::vector<float> encoder_out(static_cast<size_t>(n_ctx) * dims.n_audio_state);
     for (float& x : encoder_out) x = dist(rng);
     std::vector<float> projected(static_cast<size_t>(n_ctx) * projected_width);
     model.cross_kv_all_layers.forward(encoder_out.data(), n_ctx, projected.data());
-    cache.compute(model, encoder_out.data());
+    cache.compute(model, encoder_out.data(), projection);
     const int capacity = key_panel_capacity(n_ctx);
     ASSERT_GT(capacity, n_ctx) << "the synthetic model should leave padding keys";
     for (int l = 0; l < dims.n_text_layer; ++l)

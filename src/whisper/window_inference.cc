@@ -24,7 +24,7 @@ void WindowInference::set_window(const float* encoder_out) {
 
 void WindowInference::compute_cross_kv() {
   const auto start = std::chrono::steady_clock::now();
-  cross_.compute(model_, encoder_out_);
+  cross_.compute(model_, encoder_out_, cross_projection_);
   times_.cross_kv_seconds += seconds_since(start);
 }
 

@@ -54,6 +54,7 @@ class WindowInference : public Inference {
   const WhisperModel& model_;
   Decoder decoder_;
   CrossKVCache cross_;
+  std::vector<float> cross_projection_;  // CrossKVCache::compute's scratch
   std::unique_ptr<SelfKVCache> self_;  // allocated once for the largest row count seen
   bool has_window_ = false;
   const float* encoder_out_ = nullptr;  // the window's; read again only by the recompute ablation
