@@ -39,6 +39,10 @@ struct Transcriber::State {
     if (options.vad) throw Error("voice activity detection runs before the log-mel windows, in transcribe() or transcribe_file()");
     return transcribe_mel(windows, model.tokenizer, model.weights.dims, mel, options);
   }
+  // faster-whisper's transcribe(vad_filter=True) after get_speech_timestamps: the speech (mel, the
+  // spans' samples end to end) transcribed as one recording, every time then mapped back to the
+  // original audio (restore_speech_timestamps), also in what on_segment is given.
+  Transcript transcribe_speech(MelSource& mel, const SpeechDetection& speech, const TranscribeOptions& options, int threads);
 
   // The VAD model for a name or path, loaded on first use and kept for the next transcription.
   const SileroVad& vad_model(const std::string& name_or_path) {
@@ -80,12 +84,17 @@ SpeechTimestampsOptions check_vad_options(const TranscribeOptions& options) {
   return vad;
 }
 
-// faster-whisper's transcribe(vad_filter=True) after get_speech_timestamps: the speech (mel, the
-// spans' samples end to end) transcribed as one recording, every time then mapped back to the
-// original audio (restore_speech_timestamps), also in what on_segment is given.
-template <class TranscribeWindows>
-Transcript transcribe_speech(const TranscribeWindows& transcribe_windows, MelSource& mel, const SpeechDetection& speech,
-                             const TranscribeOptions& options) {
+// No speech found: an empty transcript of the whole recording.
+Transcript no_speech(const SpeechDetection& speech, const TranscribeOptions& options, const Tokenizer& tokenizer) {
+  Transcript t = empty_transcript(options, tokenizer);
+  t.duration = samples_to_seconds(speech.num_samples);
+  return t;
+}
+
+}  // namespace
+
+Transcript Transcriber::State::transcribe_speech(MelSource& mel, const SpeechDetection& speech,
+                                                const TranscribeOptions& options, int threads) {
   const SpeechTimeMap map(speech.spans);
   TranscribeOptions speech_options = options;
   speech_options.vad.reset();
@@ -96,21 +105,12 @@ Transcript transcribe_speech(const TranscribeWindows& transcribe_windows, MelSou
       options.on_segment(restored);
     };
   }
-  Transcript t = transcribe_windows(mel, speech_options);
+  Transcript t = transcribe_windows(mel, speech_options, threads);
   for (Segment& segment : t.segments) restore_speech_timestamps(segment, map);
   t.duration = samples_to_seconds(speech.num_samples);
   t.duration_after_vad = samples_to_seconds(speech.speech_samples());
   return t;
 }
-
-// No speech found: an empty transcript of the whole recording.
-Transcript no_speech(const SpeechDetection& speech, const TranscribeOptions& options, const Tokenizer& tokenizer) {
-  Transcript t = empty_transcript(options, tokenizer);
-  t.duration = samples_to_seconds(speech.num_samples);
-  return t;
-}
-
-}  // namespace
 
 Transcriber::Transcriber(std::shared_ptr<const Model> model)
     : model_(std::move(model)), state_(std::make_unique<State>(model_impl(*model_))) {}
@@ -159,9 +159,7 @@ Transcript EngineAccess::transcribe_speech(Transcriber& t, MelSource* speech_mel
                                            const TranscribeOptions& options) {
   check_vad_options(options);
   if (speech.spans.empty() || !speech_mel) return no_speech(speech, options, model_impl(*t.model_).tokenizer);
-  return auris::transcribe_speech(
-      [&t](MelSource& m, const TranscribeOptions& o) { return t.state_->transcribe_windows(m, o, t.threads_); },
-      *speech_mel, speech, options);
+  return t.state_->transcribe_speech(*speech_mel, speech, options, t.threads_);
 }
 
 void validate(const VadParameters& vad) {
@@ -184,8 +182,7 @@ Transcript Transcriber::transcribe(std::span<const float> samples, int sample_ra
   }
   if (speech.spans.empty()) return no_speech(speech, options, model_impl(*model_).tokenizer);
   InMemoryMel mel(collect_speech(samples, speech.spans), n_mels);
-  return transcribe_speech(
-      [this](MelSource& m, const TranscribeOptions& o) { return state_->transcribe_windows(m, o, threads_); }, mel, speech, options);
+  return state_->transcribe_speech(mel, speech, options, threads_);
 }
 
 Transcript Transcriber::transcribe_file(const std::string& path, const TranscribeOptions& options) {
@@ -207,8 +204,7 @@ Transcript Transcriber::transcribe_file(const std::string& path, const Transcrib
   if (speech.spans.empty()) return no_speech(speech, options, model_impl(*model_).tokenizer);
   // Only the speech's samples reach the log-mel, read from the file again (stdin: from its spool).
   StreamingMel mel(std::make_unique<SpeechOnlyAudio>(std::move(recording), speech.spans), n_mels);
-  return transcribe_speech(
-      [this](MelSource& m, const TranscribeOptions& o) { return state_->transcribe_windows(m, o, threads_); }, mel, speech, options);
+  return state_->transcribe_speech(mel, speech, options, threads_);
 }
 
 }  // namespace auris
