@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """What the Python package costs over the CLI: the same transcription as `auris transcribe` and as
 `auris.WhisperModel(...).transcribe(...)`, each a whole process (start, model load, audio decode,
-transcription), taken in turns so that the machine's noise falls on both. Prints the median and the
-spread of each and their ratio, and checks that both gave the same text.
+transcription), taken in pairs whose order alternates, so that the machine's noise and drift fall
+on both. Prints the median and the spread of each, the median of the pairs' ratios (the figure: a
+slow minute slows both runs of a pair) beside the ratio of the medians, and checks that both gave
+the same text.
 
 Usage: bench/python_overhead.py --python VENV/bin/python [--cli build/auris] [--model base]
        [--audio ../shared/data/audio/longform/hifitts-dev-concat.flac] [--repeats 5] [--threads 2]
@@ -52,8 +54,9 @@ def main():
         times = {"cli": [], "python": []}
         texts = {}
         timed(cli)  # warm the page cache and the model files
-        for _ in range(args.repeats):
-            for name, command in (("cli", cli), ("python", python)):
+        for repeat in range(args.repeats):
+            pair = (("cli", cli), ("python", python))
+            for name, command in (pair if repeat % 2 == 0 else pair[::-1]):
                 seconds, _ = timed(command)
                 times[name].append(seconds)
         texts["cli"] = (Path(out) / (Path(args.audio).stem + ".txt")).read_text()
@@ -70,8 +73,11 @@ def main():
     for name in ("cli", "python"):
         t = times[name]
         print(f"{name:7s} median {statistics.median(t):7.3f} s   min {min(t):7.3f}   max {max(t):7.3f}")
-    ratio = statistics.median(times["python"]) / statistics.median(times["cli"])
-    print(f"python / cli: {ratio:.4f} ({(ratio - 1) * 100:+.2f}%)")
+    pairs = [p / c for p, c in zip(times["python"], times["cli"])]
+    ratio = statistics.median(pairs)
+    print(f"python / cli, median of {len(pairs)} pairs: {ratio:.4f} ({(ratio - 1) * 100:+.2f}%), "
+          f"pairs {min(pairs):.4f}-{max(pairs):.4f}")
+    print(f"python / cli, ratio of the medians: {statistics.median(times['python']) / statistics.median(times['cli']):.4f}")
     print("same text:", norm(texts["cli"]) == norm(texts["python"]))
 
 

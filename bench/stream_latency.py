@@ -13,7 +13,9 @@ speed it plays, against the offline transcript of the same file.
 
 Usage: bench/stream_latency.py [--cli build/auris] [--model tiny.en] [--step-ms 500] [--threads 2]
        [--audio ...longform/hifitts-dev-concat.flac] [--beam-size 5] [--peer VENV/bin/python]
-       [--server build/pyenv/bin/python] [--hallucination-silence-threshold S]
+       [--server build/pyenv/bin/python] [--hallucination-silence-threshold S] [--vad-model FILE]
+With --vad-model (a Silero ggml file, or silero-vad for the cached one), `auris stream --vad` runs the
+same feed too, reported beside the stream without VAD.
 With --peer (the python that scripts/setup_stream_peer.sh prints), ufal's whisper_streaming
 (whisper_online.py on faster-whisper, int8 as its CPU setting) runs the same feed
 (bench/peers/whisper_streaming_run.py) with the same model, step, beam and threads, reported beside.
@@ -142,6 +144,7 @@ def main():
     parser.add_argument("--peer", help="python of scripts/setup_stream_peer.sh's venv (whisper_streaming on faster-whisper)")
     parser.add_argument("--hallucination-silence-threshold", type=float, help="auris stream's option of that name")
     parser.add_argument("--server", help="python with websockets: also through auris serve's realtime WebSocket")
+    parser.add_argument("--vad-model", help="also `auris stream --vad` with this Silero VAD file or cached name")
     args = parser.parse_args()
 
     reference_text = Path(args.audio).with_suffix(".txt").read_text()
@@ -155,6 +158,10 @@ def main():
     committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms,
                                                args.beam_size, extra)
     report("auris stream", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
+    if args.vad_model:
+        committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms,
+                                                   args.beam_size, extra + ["--vad", "--vad-model", args.vad_model])
+        report("auris stream --vad", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
     if args.server:
         committed, seconds = server_stream(args.server, args.cli, args.model, args.audio, args.threads, args.step_ms,
                                            args.beam_size)

@@ -2,11 +2,12 @@
 
 import os
 import tempfile
-from typing import BinaryIO, Union
-
-import numpy as np
+from typing import TYPE_CHECKING, BinaryIO, Union
 
 from auris import _core
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SAMPLE_RATE = 16000
 
@@ -15,7 +16,7 @@ def decode_audio(
     input_file: Union[str, "os.PathLike[str]", BinaryIO],
     sampling_rate: int = SAMPLE_RATE,
     split_stereo: bool = False,
-) -> np.ndarray:
+) -> "np.ndarray":
     """Decodes an audio or video file (a path or a binary file object) to mono float32 at 16 kHz."""
     if sampling_rate != SAMPLE_RATE:
         raise ValueError(f"auris decodes to 16000 Hz, the rate Whisper takes; got sampling_rate={sampling_rate}")

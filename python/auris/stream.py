@@ -12,13 +12,14 @@ The policy is whisper_streaming's LocalAgreement-2, as `auris stream` runs it (i
 """
 
 from dataclasses import dataclass
-from typing import List, Optional, Union
-
-import numpy as np
+from typing import TYPE_CHECKING, List, Optional, Union
 
 from auris import _core
 from auris.transcribe import Word, WhisperModel, _engine_options, _vad_dict
 from auris.vad import VadOptions
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass
@@ -65,12 +66,14 @@ class StreamingTranscriber:
             vad=vad)
         self._stream = _core.Stream(model.model, options, step_ms / 1000.0, float(trim_s), model.cpu_threads)
 
-    def push(self, audio: np.ndarray) -> StreamUpdate:
+    def push(self, audio: "np.ndarray") -> StreamUpdate:
         """Appends 16-kHz mono float32 samples; decodes when a step of new audio has come."""
-        samples = np.asarray(audio)
-        if samples.dtype != np.float32 or samples.ndim != 1:
+        import numpy  # here, not at import: `import auris` stays as quick as the CLI's start
+
+        samples = numpy.asarray(audio)
+        if samples.dtype != numpy.float32 or samples.ndim != 1:
             raise ValueError(f"audio must be a 1-D float32 array at 16 kHz, got {samples.dtype} of shape {samples.shape}")
-        committed, tentative, ended = self._stream.push(np.ascontiguousarray(samples))
+        committed, tentative, ended = self._stream.push(numpy.ascontiguousarray(samples))
         return StreamUpdate(_words(committed), _words(tentative), ended)
 
     def finish(self) -> StreamUpdate:

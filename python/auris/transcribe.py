@@ -6,15 +6,18 @@ a value other than its default raises ValueError rather than being ignored.
 """
 
 import os
+import sys
 from dataclasses import asdict, dataclass
-from typing import BinaryIO, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, BinaryIO, Iterable, Iterator, List, Optional, Tuple, Union
 
-import numpy as np
 
 from auris import _core
 from auris.audio import SAMPLE_RATE, decode_audio
 from auris.utils import download_model
 from auris.vad import VadOptions
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass
@@ -107,16 +110,21 @@ _FIXED = {
 }
 
 
-def _audio_array(audio: Union[str, BinaryIO, np.ndarray]) -> np.ndarray:
-    if isinstance(audio, np.ndarray):
-        if audio.dtype != np.float32:
+def _audio_input(audio: Union[str, "os.PathLike[str]", BinaryIO, "np.ndarray"]) -> Union[str, "np.ndarray"]:
+    """A path the engine decodes itself, or float32 samples; NumPy is only imported where the caller
+    already has (an array input) or a file object needs decoding here."""
+    if isinstance(audio, (str, os.PathLike)):
+        return os.fspath(audio)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(audio, numpy.ndarray):
+        if audio.dtype != numpy.float32:
             raise ValueError(f"the audio array must be float32 samples at 16 kHz, not {audio.dtype}: "
                              "convert it with audio.astype(np.float32)")
         if audio.ndim != 1:
             raise ValueError(f"the audio array must be one-dimensional (mono), not of shape {audio.shape}")
         if audio.size == 0:
             raise ValueError("the audio array is empty: there is nothing to transcribe")
-        return np.ascontiguousarray(audio)
+        return numpy.ascontiguousarray(audio)
     return decode_audio(audio)
 
 
@@ -254,7 +262,7 @@ class WhisperModel:
 
     def transcribe(
         self,
-        audio: Union[str, BinaryIO, np.ndarray],
+        audio: Union[str, BinaryIO, "np.ndarray"],
         language: Optional[str] = None,
         task: str = "transcribe",
         log_progress: bool = False,
@@ -314,7 +322,7 @@ class BatchedInferencePipeline:
 
     def transcribe(
         self,
-        audio: Union[str, BinaryIO, np.ndarray],
+        audio: Union[str, BinaryIO, "np.ndarray"],
         language: Optional[str] = None,
         task: str = "transcribe",
         log_progress: bool = False,
@@ -385,7 +393,7 @@ def _transcribe(model: WhisperModel, batch_size: int, audio, language, task, log
     temperatures = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
     clips = _clip_timestamps(clip_timestamps)
     vad, vad_options = _vad_dict(vad_filter, vad_parameters)
-    samples = _audio_array(audio)
+    samples = _audio_input(audio)
     options = _engine_options(
         task=task, language=language, beam_size=beam_size, best_of=best_of, patience=patience,
         max_new_tokens=max_new_tokens, prefix=prefix, suppress_blank=suppress_blank, suppress_tokens=suppress_tokens,

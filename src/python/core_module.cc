@@ -185,9 +185,25 @@ Transcript transcript_of(const nb::list& segments, const std::string& language) 
 // eagerly, as it does), then its segments pulled from a stream.
 class PyTranscription {
  public:
-  PyTranscription(PyModel& py_model, Audio audio, const nb::dict& options_dict, int threads, int batch_size) {
+  // The samples of an array the caller gave.
+  PyTranscription(PyModel& py_model, Audio audio, const nb::dict& options_dict, int threads, int batch_size)
+      : PyTranscription(py_model, std::vector<float>(audio.data(), audio.data() + audio.shape(0)), options_dict,
+                        threads, batch_size) {}
+
+  // A file decoded here, as the CLI does: no NumPy array, and NumPy need not even be imported.
+  PyTranscription(PyModel& py_model, const std::string& path, const nb::dict& options_dict, int threads,
+                  int batch_size)
+      : PyTranscription(py_model, decoded(path), options_dict, threads, batch_size) {}
+
+ private:
+  static std::vector<float> decoded(const std::string& path) {
+    nb::gil_scoped_release release;
+    return load_audio(path);
+  }
+
+  PyTranscription(PyModel& py_model, std::vector<float> samples, const nb::dict& options_dict, int threads,
+                  int batch_size) {
     TranscribeOptions options = transcribe_options(options_dict);
-    std::vector<float> samples(audio.data(), audio.data() + audio.shape(0));
     const std::shared_ptr<const Model> model = py_model.model();
     const Tokenizer& tokenizer = model_impl(*model).tokenizer;
     auto transcriber = std::make_shared<Transcriber>(model);
@@ -254,6 +270,7 @@ class PyTranscription {
     stream_ = std::make_unique<SegmentStream>(std::move(run), std::move(options));
   }
 
+ public:
   // (segment or None, finished): waits up to wait_ms with the GIL released.
   nb::object next(int wait_ms) {
     Segment s;
@@ -378,6 +395,8 @@ NB_MODULE(_core, m) {
   nb::class_<PyTranscription>(m, "Transcription")
       .def(nb::init<PyModel&, Audio, const nb::dict&, int, int>(), "model"_a, "audio"_a, "options"_a, "threads"_a,
            "batch_size"_a)
+      .def(nb::init<PyModel&, const std::string&, const nb::dict&, int, int>(), "model"_a, "path"_a, "options"_a,
+           "threads"_a, "batch_size"_a)
       .def("next", &PyTranscription::next, "wait_ms"_a,
            "The next Segment, True at the end, or None if none came within wait_ms.")
       .def("close", &PyTranscription::close, "Stops the transcription before its next window.")
