@@ -8,6 +8,7 @@ builds txt/srt/vtt itself, so the downloads are compared with the server's own r
 AURIS_SCREENSHOT=1 writes the screenshot of the finished page to docs/server_page.png (otherwise
 it goes to pytest's tmp_path).
 """
+import difflib
 import os
 import pathlib
 import re
@@ -174,6 +175,15 @@ def test_page_shows_an_error_for_a_non_audio_file(server, browser, tmp_path):
     print(f"\nerror shown for a text file: {error!r}")
 
 
+JFK_WORDS = "and so my fellow americans ask not what your country can do for you ask what you can do for your country".split()
+
+
+def share_of_jfk(shown_text):
+    """The share of jfk's words on the page, in order."""
+    matcher = difflib.SequenceMatcher(a=JFK_WORDS, b=shown_text.split(), autojunk=False)
+    return sum(block.size for block in matcher.get_matching_blocks()) / len(JFK_WORDS)
+
+
 def test_page_goes_live_with_the_microphone(server, downloads, tmp_path):
     """The Live button: chromium's fake microphone plays jfk once; its words appear while it plays
     (the realtime WebSocket), and Stop ends the session with the transcript kept."""
@@ -185,21 +195,24 @@ def test_page_goes_live_with_the_microphone(server, downloads, tmp_path):
         open_page(driver, server)
         driver.find_element(By.ID, "live").click()
         shown = lambda d: re.sub(r"[^a-z ]", "", text(d, "transcript").lower())  # noqa: E731
-        # The browser's audio graph resamples the microphone: tiny.en hears jfk nearly word for word
-        # ("and so am i fellow america").
+        # The browser's audio graph resamples the microphone, and where each decode's buffer starts
+        # depends on when the chunks came: tiny.en hears jfk nearly word for word, differently from
+        # run to run ("and so am i fellow america asked not what you are country"). So the checks
+        # are on how much of jfk is on the page, not on one phrase.
         WebDriverWait(driver, TIMEOUT, poll_frequency=0.2).until(
             lambda d: "fellow" in shown(d) or text(d, "error"), message="no words while jfk played")
         assert not text(driver, "error")
         assert "your country" not in shown(driver), "the first words came only once jfk's end was heard"
         try:
-            WebDriverWait(driver, TIMEOUT, poll_frequency=0.2).until(lambda d: "ask not what your country" in shown(d))
+            WebDriverWait(driver, TIMEOUT, poll_frequency=0.2).until(lambda d: share_of_jfk(shown(d)) >= 0.5)
         except TimeoutException:
             pytest.fail(f"the words stopped coming; the page shows: {shown(driver)!r}")
         time.sleep(6)  # the rest of jfk
         driver.find_element(By.ID, "live").click()  # Stop
         status, error = wait_finished(driver)
         assert not error and status.startswith("Done"), (status, error)
-        assert "ask what you can do for your country" in shown(driver), shown(driver)
+        assert share_of_jfk(shown(driver)) >= 0.7, shown(driver)
+        assert "can do for your country" in shown(driver), shown(driver)
         assert driver.find_element(By.ID, "download-txt").is_enabled()
     finally:
         driver.quit()
