@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include "auris/stream.h"
 #include "model/model_download.h"
 #include "stream/local_agreement.h"
+#include "transcribe/silence_skipping.h"
 #include "transcribe/vad_filter.h"
 #include "vad/live_speech_detector.h"
 #include "vad/silero_vad.h"
@@ -142,7 +144,12 @@ struct StreamingTranscriber::State {
     std::vector<Word> hypothesis;
     std::vector<double> segment_ends;
     const std::optional<double>& repetition_limit = options.transcribe.compression_ratio_threshold;
-    for (const Segment& s : transcript.segments) {
+    // With live VAD the buffer ends in the silence that closes an utterance, where Whisper makes
+    // up a last segment ("Thank you.", "Thank you very much.") of improbable, instant words. Such
+    // trailing segments (openai's is_segment_anomaly, as hallucination_silence_threshold uses it)
+    // give no words; speech cut off at the buffer's end returns in the next decode, whole.
+    const size_t kept = detector ? count_before_anomalous_tail(transcript.segments) : transcript.segments.size();
+    for (const Segment& s : std::span(transcript.segments).first(kept)) {
       // Likely silence, or a loop of repeated text that even the last temperature gave (noise
       // decodes as ". . . ."): no words.
       if (s.no_speech_prob > kNoSpeechSkip || (repetition_limit && s.compression_ratio > *repetition_limit)) continue;

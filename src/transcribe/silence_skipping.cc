@@ -54,6 +54,12 @@ bool is_segment_anomaly(const Segment* segment) {
   return score >= 3 || score + 0.01 >= counted;
 }
 
+size_t count_before_anomalous_tail(const std::vector<Segment>& segments) {
+  size_t kept = segments.size();
+  while (kept > 0 && is_segment_anomaly(&segments[kept - 1])) --kept;
+  return kept;
+}
+
 SeekDecision seek_after_word_timestamps(std::vector<Segment>& segments, const WindowPosition& window, int seek,
                                         std::optional<double> hallucination_silence_threshold,
                                         double last_speech_timestamp) {

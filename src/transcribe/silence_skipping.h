@@ -36,6 +36,10 @@ std::optional<double> last_end(const std::vector<Segment>& segments);
 double word_anomaly_score(const Word& word);
 bool is_segment_anomaly(const Segment* segment);
 
+// How many of `segments` are left once a trailing run of anomalous ones is dropped: what Whisper
+// makes up of the silence after the last words ("Thank you." of improbable, instant words).
+size_t count_before_anomalous_tail(const std::vector<Segment>& segments);
+
 // seek: the position the timestamp tokens gave. May truncate `segments` (hallucinations).
 SeekDecision seek_after_word_timestamps(std::vector<Segment>& segments, const WindowPosition& window, int seek,
                                         std::optional<double> hallucination_silence_threshold,

@@ -33,6 +33,20 @@ TEST(SilenceSkipping, SegmentAnomalies) {
   EXPECT_TRUE(is_segment_anomaly(&punctuation));
 }
 
+TEST(SilenceSkipping, AnAnomalousTailIsCountedOff) {
+  // As tiny.en decoded an utterance the live VAD closed: its words, then "Thank you very much." of
+  // improbable, instant words made up of the silence after them.
+  const Segment said = segment_of({{" of", 166.16, 166.40, 0.91}, {" her", 166.40, 166.52, 0.95}, {" ways.", 166.52, 166.84, 0.97}});
+  const Segment thanks = segment_of({{" Thank", 166.836, 166.836, 0.002}, {" you", 166.836, 166.836, 0.6},
+                                     {" very", 166.836, 166.836, 0.137}, {" much.", 166.836, 166.876, 0.993}});
+  EXPECT_EQ(count_before_anomalous_tail({said, thanks}), 1u);
+  EXPECT_EQ(count_before_anomalous_tail({said, thanks, thanks}), 1u);
+  EXPECT_EQ(count_before_anomalous_tail({thanks}), 0u);
+  EXPECT_EQ(count_before_anomalous_tail({said}), 1u);
+  EXPECT_EQ(count_before_anomalous_tail({thanks, said}), 2u) << "only a tail is counted off";
+  EXPECT_EQ(count_before_anomalous_tail({}), 0u);
+}
+
 TEST(SilenceSkipping, SeekMovesToTheLastWordUnlessTheWindowEndedOnOneTimestamp) {
   std::vector<Segment> segments = {segment_of({{" a", 1.0, 1.5, 0.9}, {" b", 1.5, 2.125, 0.9}})};
   WindowPosition w;
