@@ -30,20 +30,44 @@ bool socket_endpoint(int fd, bool peer, Endpoint& out) {
   return true;
 }
 
-std::vector<ServerSocket> server_sockets(int local_port) {
-  std::vector<ServerSocket> sockets;
+namespace {
+
+// Calls f(fd) for every descriptor of this process.
+template <typename F>
+void for_each_descriptor(F&& f) {
   DIR* dir = opendir("/proc/self/fd");
-  if (!dir) return sockets;
+  if (!dir) return;
   while (const dirent* entry = readdir(dir)) {
     if (entry->d_name[0] == '.') continue;
     const int fd = std::atoi(entry->d_name);
-    if (fd == dirfd(dir)) continue;
+    if (fd != dirfd(dir)) f(fd);
+  }
+  closedir(dir);
+}
+
+}  // namespace
+
+std::vector<int> listening_sockets(int local_port) {
+  std::vector<int> fds;
+  for_each_descriptor([&](int fd) {
+    int listening = 0;
+    socklen_t size = sizeof(listening);
+    Endpoint local;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) == 0 && listening &&
+        socket_endpoint(fd, /*peer=*/false, local) && local.port == local_port)
+      fds.push_back(fd);
+  });
+  return fds;
+}
+
+std::vector<ServerSocket> server_sockets(int local_port) {
+  std::vector<ServerSocket> sockets;
+  for_each_descriptor([&](int fd) {
     Endpoint local, client;
     if (socket_endpoint(fd, /*peer=*/false, local) && local.port == local_port &&
         socket_endpoint(fd, /*peer=*/true, client))
       sockets.push_back({fd, client});
-  }
-  closedir(dir);
+  });
   return sockets;
 }
 

@@ -24,4 +24,7 @@ struct ServerSocket {
 // Every connected socket of this process whose local port is local_port.
 std::vector<ServerSocket> server_sockets(int local_port);
 
+// Every listening socket of this process on local_port.
+std::vector<int> listening_sockets(int local_port);
+
 }  // namespace auris::server

@@ -1,6 +1,7 @@
 #include "server/transcription_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -20,6 +21,7 @@
 #include "server/openai_responses.h"
 #include "server/realtime_endpoint.h"
 #include "server/server_metrics.h"
+#include "server/socket_endpoints.h"
 #include "server/transcription_form.h"
 #include "server/upload_file.h"
 #include "server/web_page.h"
@@ -41,6 +43,8 @@ constexpr int kSpareThreads = 16;
 // it on the connection): more than the keep-alive timeout, after which the connection closes anyway.
 constexpr double kHeaderTimeoutSeconds = 10;
 constexpr int kKeepAliveSeconds = 5;
+// Connections the kernel holds for the accept thread.
+constexpr int kListenBacklog = 1024;
 
 // The time the current request arrived, for the access log and the latency histogram: the
 // pre-routing handler, the handler, the content provider and the logger of one request all run on
@@ -437,6 +441,10 @@ int TranscriptionServer::bind() {
   if (port < 0)
     throw Error("cannot listen on " + o.host + ":" + std::to_string(o.port) +
                 ": the address is in use or not this machine's (pick another --port or --host)");
+  // cpp-httplib 0.11 (Debian 12's, compiled) listens with a backlog of 5: 32 clients connecting at
+  // once, while both cores decode, overflowed the accept queue and some were reset. Listening
+  // again on the same socket only widens its queue (the kernel caps it at net.core.somaxconn).
+  for (int fd : listening_sockets(port)) ::listen(fd, kListenBacklog);
   const std::string timeout = error_json(HttpError(408, "the request did not arrive within " + Impl::seconds_text(o.request_timeout_s) +
                                                        " s (--request-timeout; headers within " +
                                                        Impl::seconds_text(kHeaderTimeoutSeconds) + " s)",

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -130,6 +131,34 @@ class TranscriptionServerTest : public ::testing::Test {
   }
   static inline std::string data_, jfk_;
 };
+
+TEST_F(TranscriptionServerTest, ABurstOfClientsWaitsInTheAcceptQueue) {
+  // Bound but not serving: nothing accepts, so every connection waits in the kernel's accept queue,
+  // as a burst does while the accept thread waits for a core. cpp-httplib's own backlog of 5 held 6.
+  ServerOptions o = small_limits();
+  o.host = "127.0.0.1";
+  o.port = 0;
+  TranscriptionServer server(std::vector<ServedModel>{{"tiny.en", model_}}, o);
+  const int port = server.bind();
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+  std::vector<int> clients;
+  int connected = 0;
+  for (int i = 0; i < 48; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    ASSERT_GE(fd, 0);
+    clients.push_back(fd);
+    connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address));
+    pollfd p{fd, POLLOUT, 0};
+    int error = -1;
+    socklen_t size = sizeof(error);
+    if (poll(&p, 1, 500) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 && error == 0) ++connected;
+  }
+  for (int fd : clients) close(fd);
+  EXPECT_EQ(connected, 48);
+}
 
 TEST_F(TranscriptionServerTest, AnswersEveryFormatAsTheBatchedTranscriberWrites) {
   BatchTranscriber batch(model_, 2);
