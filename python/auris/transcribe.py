@@ -10,7 +10,6 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, BinaryIO, Iterable, Iterator, List, Optional, Tuple, Union
 
-
 from auris import _core
 from auris.audio import SAMPLE_RATE, decode_audio
 from auris.utils import download_model
