@@ -214,8 +214,52 @@ void prefill_products() {
   }, flops, 0, false);
 }
 
+// Int8 products through stream_product_int8: all rows in one call (across rows from
+// kInt8RowPanelRows), or 8 rows per call (the 8-row blocks a decode step of one window runs).
+void add_int8_streamed(std::shared_ptr<std::vector<auris::Linear>> layers, std::shared_ptr<std::vector<auris::Int8Rows>> rows,
+                       std::shared_ptr<std::vector<float>> x, std::shared_ptr<std::vector<float>> y, int n,
+                       const std::string& lever, double flops, bool ours) {
+  add(lever + "/int16_products_across_rows", [=] {
+    for (size_t p = 0; p < layers->size(); ++p) {
+      const auris::Linear& l = (*layers)[p];
+      auris::stream_product_int8(x->data(), n, l.in_features(), (*rows)[p], l.in_features(), l.out_features(),
+                                 {l.bias(), y->data(), l.out_features()});
+    }
+  }, flops, 0, ours);
+  add(lever + "/int16_products_8_rows_at_a_time", [=] {
+    for (size_t p = 0; p < layers->size(); ++p) {
+      const auris::Linear& l = (*layers)[p];
+      for (int r0 = 0; r0 < n; r0 += 8)
+        auris::stream_product_int8(x->data() + static_cast<size_t>(r0) * l.in_features(), std::min(8, n - r0),
+                                   l.in_features(), (*rows)[p], l.in_features(), l.out_features(),
+                                   {l.bias(), y->data() + static_cast<size_t>(r0) * l.out_features(), l.out_features()});
+    }
+  }, flops, 0, false);
+}
+
+// Int8 rows dequantised to fp32 at each call, then sgemm (what Linear did for prefills).
+void add_int8_dequantised(std::shared_ptr<std::vector<auris::Linear>> layers, std::shared_ptr<std::vector<auris::Int8Rows>> rows,
+                          std::shared_ptr<std::vector<float>> x, std::shared_ptr<std::vector<float>> y, int n,
+                          const std::string& lever, double flops, bool ours) {
+  auto widened = std::make_shared<std::vector<float>>();
+  add(lever + "/dequantised_for_sgemm", [=] {
+    std::vector<float>& w = *widened;
+    for (size_t p = 0; p < layers->size(); ++p) {
+      const auris::Linear& l = (*layers)[p];
+      const int out = l.out_features(), in = l.in_features();
+      w.resize(static_cast<size_t>(out) * in);
+      const auris::Int8Rows& q = (*rows)[p];
+#pragma omp parallel for schedule(static)
+      for (int o = 0; o < out; ++o)
+        for (int i = 0; i < in; ++i) w[static_cast<size_t>(o) * in + i] = q.values[static_cast<size_t>(o) * in + i] * q.scales[o];
+      dnnl_sgemm('N', 'T', n, out, in, 1.0f, x->data(), in, w.data(), in, 0.0f, y->data(), out);
+    }
+  }, flops, 0, ours);
+}
+
 // The same products with int8 weights (the int8 compute type): rows dequantised to fp32 for sgemm, or
-// streamed 8 rows at a time with the activations rounded to int16 (what the decode step runs).
+// the activations rounded to int16 and multiplied in integers (what a decode step runs: 96 rows go
+// across rows, int8_row_panels.cc), or in integers 8 rows at a time.
 void prefill_products_int8() {
   auto layers = std::make_shared<std::vector<auris::Linear>>();
   auto rows = std::make_shared<std::vector<auris::Int8Rows>>();
@@ -228,16 +272,30 @@ void prefill_products_int8() {
   }
   auto x = std::make_shared<std::vector<float>>(random_floats(static_cast<size_t>(kPrefillRows) * 4 * kWidth, 3));
   auto y = std::make_shared<std::vector<float>>(static_cast<size_t>(kPrefillRows) * 4 * kWidth);
-  add("prefill_products_int8/dequantised_for_sgemm", [=] {
-    for (const auris::Linear& l : *layers) l.forward(x->data(), kPrefillRows, y->data());
-  }, flops, 0, true);
-  add("prefill_products_int8/streamed_8_rows_at_a_time", [=] {
-    for (size_t p = 0; p < layers->size(); ++p) {
-      const auris::Linear& l = (*layers)[p];
-      auris::stream_product_int8(x->data(), kPrefillRows, l.in_features(), (*rows)[p], l.in_features(),
-                                 l.out_features(), {l.bias(), y->data(), l.out_features()});
-    }
-  }, flops, 0, false);
+  add_int8_dequantised(layers, rows, x, y, kPrefillRows, "prefill_products_int8", flops, false);
+  add_int8_streamed(layers, rows, x, y, kPrefillRows, "prefill_products_int8", flops, true);
+}
+
+// A batched decode step's products with int8 weights: 8 windows of 5 beams, one decoder layer and the
+// vocabulary projection. Across rows (int8_row_panels.cc) against 8 rows at a time, and against the
+// rows dequantised to fp32 for sgemm.
+void batched_step_products_int8() {
+  constexpr int kRows = 8 * kBeams;
+  auto layers = std::make_shared<std::vector<auris::Linear>>();
+  auto rows = std::make_shared<std::vector<auris::Int8Rows>>();
+  double flops = 0;
+  std::vector<LayerShape> shapes(std::begin(kDecoderLayerShapes), std::end(kDecoderLayerShapes));
+  shapes.push_back({kVocab, kWidth});
+  for (const LayerShape& s : shapes) {
+    layers->push_back(fp16_layer(s.out, s.in, true, 40 + static_cast<unsigned>(layers->size())));
+    rows->push_back(auris::quantize_int8_rows(layers->back().weight(), s.out, s.in));
+    layers->back().convert(auris::WeightFormat::kInt8Rows);
+    flops += 2.0 * kRows * s.out * s.in;
+  }
+  auto x = std::make_shared<std::vector<float>>(random_floats(static_cast<size_t>(kRows) * 4 * kWidth, 3));
+  auto y = std::make_shared<std::vector<float>>(static_cast<size_t>(kRows) * kVocab);
+  add_int8_streamed(layers, rows, x, y, kRows, "batched_step_products_int8", flops, true);
+  add_int8_dequantised(layers, rows, x, y, kRows, "batched_step_products_int8", flops, false);
 }
 
 // The vocabulary projection (fp16 rows, as float32 runs it). At a prefill only the last position's
@@ -405,6 +463,7 @@ int main(int argc, char** argv) {
   cross_kv_one_gemm();
   prefill_products();
   prefill_products_int8();
+  batched_step_products_int8();
   vocabulary_projection();
   beam_self_attention();
   thread_pool();

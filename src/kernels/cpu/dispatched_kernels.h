@@ -48,9 +48,7 @@
   X(double, softmax_probability, (std::span<const float> logits, int index), (logits, index))                   \
   X(double, log_sum_exp, (std::span<const float> values), (values))                                              \
   X(std::vector<int>, top_k, (std::span<const float> values, int k), (values, k))                                \
-  X(void, widen_bf16, (const uint16_t* src, long n, float* dst), (src, n, dst))                                 \
-  X(void, dequantize_int8_rows, (const int8_t* values, const float* scales, int first, int rows, int in, float* dst), \
-    (values, scales, first, rows, in, dst))
+  X(void, widen_bf16, (const uint16_t* src, long n, float* dst), (src, n, dst))
 
 #define AURIS_DECLARE_CPU_KERNEL(type, name, parameters, arguments) type name parameters;
 

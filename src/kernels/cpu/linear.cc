@@ -52,18 +52,6 @@ const float* widened_rows(const std::vector<uint16_t>& half, bool bf16) {
   return dst;
 }
 
-// int8 rows dequantised to fp32 (each value times its row's scale): the weights the streaming kernel
-// multiplies, there against activations rounded to int16, here against the fp32 activations.
-const float* widened_rows(const Int8Rows& rows, int in) {
-  const int out = static_cast<int>(rows.scales.size());
-  float* dst = widening_buffer(rows.values.size());
-  constexpr int kRows = 64;
-#pragma omp parallel for schedule(static) if (static_cast<long>(out) * in >= (1L << 16))
-  for (int o = 0; o < out; o += kRows)
-    dequantize_int8_rows(rows.values.data(), rows.scales.data(), o, std::min(kRows, out - o), in, dst);
-  return dst;
-}
-
 }  // namespace
 
 Linear::Linear(Tensor weight, Tensor bias) {
@@ -168,10 +156,7 @@ void Linear::forward(const float* x, int rows, float* y, int ldx, int ldy) const
       if (bf16) return stream_product_bf16(x, rows, ldx, half_rows_.data(), in_, out_, out);
       return stream_product_f16(x, rows, ldx, half_rows_.data(), in_, out_, out);
     }
-    case WeightFormat::kInt8Rows:
-      if (rows >= kWidenedGemmRows)
-        return sgemm_with_bias(x, rows, ldx, widened_rows(int8_rows_, in_), in_, out_, bias(), y, ldy);
-      return stream_product_int8(x, rows, ldx, int8_rows_, in_, out_, out);
+    case WeightFormat::kInt8Rows: return stream_product_int8(x, rows, ldx, int8_rows_, in_, out_, out);
     case WeightFormat::kFloat32: break;
   }
   if (rows <= kFewRows) return stream_product_f32(x, rows, ldx, weight_.data(), in_, out_, out);

@@ -43,9 +43,10 @@ class Linear {
 
   // Up to this many rows go through the weight-streaming kernel in fp32; more through sgemm.
   static constexpr int kFewRows = 8;
-  // From this many rows (a prompt's prefill), fp16, bf16 and int8 rows are widened to fp32 for sgemm,
-  // which beats streaming them there (bench/levers.cc, prefill_products). Exact for fp16 and bf16, so
-  // only the order of the sums changes; int8's activations are then not rounded to int16.
+  // From this many rows (a prompt's prefill), fp16 and bf16 rows are widened to fp32 for sgemm, which
+  // beats streaming them there (bench/levers.cc, prefill_products); exact, so only the order of the
+  // sums changes. int8 rows never are: their integer products across rows beat sgemm on the
+  // dequantised rows at every row count (bench/levers.cc, prefill_products_int8).
   static constexpr int kWidenedGemmRows = 32;
 
   // y[rows x out] (row stride ldy) = x[rows x in] (row stride ldx) W^T + b.

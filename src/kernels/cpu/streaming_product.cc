@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "kernels/cpu/dispatched_kernels.h"
+#include "kernels/cpu/int8_row_panels.h"
 #include "model/half_float.h"
 #include "util/huge_pages.h"
 #include "kernels/cpu/simd.h"  // last: it enables the path's instructions
@@ -290,6 +291,7 @@ void stream_product_int8(const float* x, int rows, int ldx, const Int8Rows& w, i
   }
   const int16_t* q = xq.data();
   const float* qs = x_scales.data();
+  if (rows >= kInt8RowPanelRows) return int8_product_by_row_panels(q, qs, rows, w, in, out, o);
   for_column_blocks(rows, in, out, 1, [&](int r0, int nr, int c0, int c1) {
     int32_t sums[kRowBlock];
     for (int col = c0; col < c1; ++col) {
@@ -307,7 +309,7 @@ void stream_product_int8(const float* x, int rows, int ldx, const Int8Rows& w, i
       }
       const float bias = o.bias ? o.bias[col] : 0.0f;
       for (int r = 0; r < nr; ++r)
-        o.y[static_cast<size_t>(r0 + r) * o.ldy + col] = static_cast<float>(sums[r]) * qs[r0 + r] * w.scales[col] + bias;
+        o.y[static_cast<size_t>(r0 + r) * o.ldy + col] = int8_product_output(sums[r], qs[r0 + r], w.scales[col], bias);
     }
   });
 }

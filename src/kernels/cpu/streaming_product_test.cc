@@ -95,6 +95,31 @@ TEST(StreamingProduct, Int8MatchesDefinitionToQuantisationError) {
   for (const Case& c : kCases) expect_close(WeightFormat::kInt8Rows, c, 0.02);
 }
 
+// From kInt8RowPanelRows rows the int8 product runs across rows (int8_row_panels.cc); its integer
+// sums are the 8-row blocks' in another order, so each output is the same float as when the rows go
+// through 8 at a time. Widths odd and not multiples of a vector; row counts past one and two panels
+// of 8 and 16 rows; column counts leaving a partial tile; 700 columns over several column blocks and
+// both threads.
+TEST(StreamingProduct, Int8ManyRowsEqualTheRowsTakenEightAtATime) {
+  const Case cases[] = {{16, 384, 70}, {17, 77, 29}, {31, 100, 13}, {33, 384, 700}, {40, 1536, 50}, {80, 65, 7}};
+  for (const Case& c : cases) {
+    const std::vector<float> w = random_values(static_cast<size_t>(c.out) * c.in, 4);
+    const std::vector<float> b = random_values(c.out, 5);
+    std::vector<float> x = random_values(static_cast<size_t>(c.rows) * c.in, 6);
+    for (int i = 0; i < c.in; ++i) x[i] *= 1000.0f;  // rows of very different scales
+    const Int8Rows q = quantize_int8_rows(w.data(), c.out, c.in);
+    std::vector<float> many(static_cast<size_t>(c.rows) * c.out), eights(many.size());
+    stream_product_int8(x.data(), c.rows, c.in, q, c.in, c.out, {b.data(), many.data(), c.out});
+    for (int r0 = 0; r0 < c.rows; r0 += 8) {
+      const int n = std::min(8, c.rows - r0);
+      stream_product_int8(x.data() + static_cast<size_t>(r0) * c.in, n, c.in, q, c.in, c.out,
+                          {b.data(), eights.data() + static_cast<size_t>(r0) * c.out, c.out});
+    }
+    for (size_t i = 0; i < many.size(); ++i)
+      ASSERT_EQ(many[i], eights[i]) << "row " << i / c.out << " col " << i % c.out << " rows=" << c.rows << " in=" << c.in;
+  }
+}
+
 TEST(StreamingProduct, Int8KeepsZeroRowsAndRowsOfOneSign) {
   Tensor wt({2, 70});
   for (int i = 0; i < 70; ++i) wt.data[70 + i] = 0.5f + 0.01f * i;  // row 0 zero, row 1 positive
