@@ -179,8 +179,25 @@ struct LayerShape {
 constexpr LayerShape kDecoderLayerShapes[] = {{3 * kWidth, kWidth}, {kWidth, kWidth},     {kWidth, kWidth},
                                               {kWidth, kWidth},     {4 * kWidth, kWidth}, {kWidth, 4 * kWidth}};
 
+// fp16 rows widened to fp32 at each call, then sgemm (what Linear did for prefills).
+void add_f16_widened(std::shared_ptr<std::vector<auris::Linear>> layers, std::shared_ptr<std::vector<std::vector<uint16_t>>> rows,
+                     std::shared_ptr<std::vector<float>> x, std::shared_ptr<std::vector<float>> y, int n,
+                     const std::string& lever, double flops) {
+  auto widened = std::make_shared<std::vector<float>>();
+  add(lever + "/widened_for_sgemm", [=] {
+    std::vector<float>& w = *widened;
+    for (size_t p = 0; p < layers->size(); ++p) {
+      const auris::Linear& l = (*layers)[p];
+      const int out = l.out_features(), in = l.in_features();
+      w.resize(static_cast<size_t>(out) * in);
+      auris::fp16_to_float_n(reinterpret_cast<const uint8_t*>((*rows)[p].data()), w.size(), w.data());
+      dnnl_sgemm('N', 'T', n, out, in, 1.0f, x->data(), in, w.data(), in, 0.0f, y->data(), out);
+    }
+  }, flops, 0, false);
+}
+
 // A 96-token prefill's products through one decoder layer's fp16 rows (as float32 stores them):
-// widened to fp32 for sgemm at each call, or streamed in blocks of 8 rows as a decode step does.
+// widened to fp32 for sgemm at each call, or multiplied in fp32 across rows (row_panel_product.cc).
 void prefill_products() {
   auto layers = std::make_shared<std::vector<auris::Linear>>();
   double flops = 0;
@@ -191,7 +208,7 @@ void prefill_products() {
   }
   auto x = std::make_shared<std::vector<float>>(random_floats(static_cast<size_t>(kPrefillRows) * 4 * kWidth, 3));
   auto y = std::make_shared<std::vector<float>>(static_cast<size_t>(kPrefillRows) * 4 * kWidth);
-  // The streaming variant reads the same fp16 rows, copied out once.
+  // The widened variant reads the same fp16 rows, copied out once.
   auto rows = std::make_shared<std::vector<std::vector<uint16_t>>>();
   for (const auris::Linear& l : *layers) {
     std::vector<float> w(static_cast<size_t>(l.in_features()));
@@ -202,20 +219,14 @@ void prefill_products() {
     }
     rows->push_back(std::move(half));
   }
-  add("prefill_products/widened_for_sgemm", [=] {
+  add_f16_widened(layers, rows, x, y, kPrefillRows, "prefill_products", flops);
+  add("prefill_products/fp32_products_across_rows", [=] {
     for (const auris::Linear& l : *layers) l.forward(x->data(), kPrefillRows, y->data());
   }, flops, 0, true);
-  add("prefill_products/streamed_8_rows_at_a_time", [=] {
-    for (size_t p = 0; p < layers->size(); ++p) {
-      const auris::Linear& l = (*layers)[p];
-      auris::stream_product_f16(x->data(), kPrefillRows, l.in_features(), (*rows)[p].data(), l.in_features(),
-                                l.out_features(), {l.bias(), y->data(), l.out_features()});
-    }
-  }, flops, 0, false);
 }
 
 // Int8 products through stream_product_int8: all rows in one call (across rows from
-// kInt8RowPanelRows), or 8 rows per call (the 8-row blocks a decode step of one window runs).
+// kRowPanelRows), or 8 rows per call (the 8-row blocks a decode step of one window runs).
 void add_int8_streamed(std::shared_ptr<std::vector<auris::Linear>> layers, std::shared_ptr<std::vector<auris::Int8Rows>> rows,
                        std::shared_ptr<std::vector<float>> x, std::shared_ptr<std::vector<float>> y, int n,
                        const std::string& lever, double flops, bool ours) {
@@ -259,7 +270,7 @@ void add_int8_dequantised(std::shared_ptr<std::vector<auris::Linear>> layers, st
 
 // The same products with int8 weights (the int8 compute type): rows dequantised to fp32 for sgemm, or
 // the activations rounded to int16 and multiplied in integers (what a decode step runs: 96 rows go
-// across rows, int8_row_panels.cc), or in integers 8 rows at a time.
+// across rows, row_panel_product.cc), or in integers 8 rows at a time.
 void prefill_products_int8() {
   auto layers = std::make_shared<std::vector<auris::Linear>>();
   auto rows = std::make_shared<std::vector<auris::Int8Rows>>();
@@ -277,7 +288,7 @@ void prefill_products_int8() {
 }
 
 // A batched decode step's products with int8 weights: 8 windows of 5 beams, one decoder layer and the
-// vocabulary projection. Across rows (int8_row_panels.cc) against 8 rows at a time, and against the
+// vocabulary projection. Across rows (row_panel_product.cc) against 8 rows at a time, and against the
 // rows dequantised to fp32 for sgemm.
 void batched_step_products_int8() {
   constexpr int kRows = 8 * kBeams;
@@ -296,6 +307,46 @@ void batched_step_products_int8() {
   auto y = std::make_shared<std::vector<float>>(static_cast<size_t>(kRows) * kVocab);
   add_int8_streamed(layers, rows, x, y, kRows, "batched_step_products_int8", flops, true);
   add_int8_dequantised(layers, rows, x, y, kRows, "batched_step_products_int8", flops, false);
+}
+
+// A batched decode step's products with fp16 rows (float32 and float16 keep the decoder so): 8 windows
+// of 5 beams, one decoder layer and the vocabulary projection. Across rows in fp32 (the rows' block
+// widened once per call, row_panel_product.cc) against 8 rows at a time, and against the whole
+// matrices widened for sgemm at each call.
+void batched_step_products_f16() {
+  constexpr int kRows = 8 * kBeams;
+  auto layers = std::make_shared<std::vector<auris::Linear>>();
+  auto rows = std::make_shared<std::vector<std::vector<uint16_t>>>();
+  double flops = 0;
+  std::vector<LayerShape> shapes(std::begin(kDecoderLayerShapes), std::end(kDecoderLayerShapes));
+  shapes.push_back({kVocab, kWidth});
+  for (const LayerShape& s : shapes) {
+    layers->push_back(fp16_layer(s.out, s.in, true, 60 + static_cast<unsigned>(layers->size())));
+    std::vector<uint16_t> half(static_cast<size_t>(s.out) * s.in);
+    for (size_t i = 0; i < half.size(); ++i) half[i] = auris::float_to_fp16(layers->back().weight()[i]);
+    rows->push_back(std::move(half));
+    layers->back().convert(auris::WeightFormat::kFloat16Rows);
+    flops += 2.0 * kRows * s.out * s.in;
+  }
+  auto x = std::make_shared<std::vector<float>>(random_floats(static_cast<size_t>(kRows) * 4 * kWidth, 3));
+  auto y = std::make_shared<std::vector<float>>(static_cast<size_t>(kRows) * kVocab);
+  add("batched_step_products_f16/fp32_products_across_rows", [=] {
+    for (size_t p = 0; p < layers->size(); ++p) {
+      const auris::Linear& l = (*layers)[p];
+      auris::stream_product_f16(x->data(), kRows, l.in_features(), (*rows)[p].data(), l.in_features(),
+                                l.out_features(), {l.bias(), y->data(), l.out_features()});
+    }
+  }, flops, 0, true);
+  add("batched_step_products_f16/8_rows_at_a_time", [=] {
+    for (size_t p = 0; p < layers->size(); ++p) {
+      const auris::Linear& l = (*layers)[p];
+      for (int r0 = 0; r0 < kRows; r0 += 8)
+        auris::stream_product_f16(x->data() + static_cast<size_t>(r0) * l.in_features(), 8, l.in_features(),
+                                  (*rows)[p].data(), l.in_features(), l.out_features(),
+                                  {l.bias(), y->data() + static_cast<size_t>(r0) * l.out_features(), l.out_features()});
+    }
+  }, flops, 0, false);
+  add_f16_widened(layers, rows, x, y, kRows, "batched_step_products_f16", flops);
 }
 
 // The vocabulary projection (fp16 rows, as float32 runs it). At a prefill only the last position's
@@ -464,6 +515,7 @@ int main(int argc, char** argv) {
   prefill_products();
   prefill_products_int8();
   batched_step_products_int8();
+  batched_step_products_f16();
   vocabulary_projection();
   beam_self_attention();
   thread_pool();

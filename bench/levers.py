@@ -25,6 +25,8 @@ WHAT = {  # lever -> what it is, for the table
     "cross_kv": "the window's cross K/V, 6 layers",
     "prefill_products": "a 96-token prefill's products, one decoder layer (fp16 weights)",
     "prefill_products_int8": "a 96-token prefill's products, one decoder layer (int8 weights)",
+    "batched_step_products_int8": "a batched beam-5 step of 8 windows (40 rows): one decoder layer and the vocabulary (int8 weights)",
+    "batched_step_products_f16": "a batched beam-5 step of 8 windows (40 rows): one decoder layer and the vocabulary (fp16 weights)",
     "prefill_logits": "vocabulary projection at a 96-token prefill",
     "beam_logits": "vocabulary projection, 5 beams",
     "beam_self_attention": "a beam-5 step's self-attention, 6 layers (160-token prompt, 40 tokens each)",

@@ -14,7 +14,6 @@
 #include "kernels/cpu/cpu_path.h"
 #include "kernels/cpu/norm_activation.h"
 #include "kernels/cpu/streaming_product.h"
-#include "kernels/cpu/widening.h"
 
 // X(return type, name, (parameters), (arguments))
 #define AURIS_CPU_KERNELS(X)                                                                                    \
@@ -47,8 +46,7 @@
   X(float, log_softmax_at, (std::span<const float> logits, int index), (logits, index))                         \
   X(double, softmax_probability, (std::span<const float> logits, int index), (logits, index))                   \
   X(double, log_sum_exp, (std::span<const float> values), (values))                                              \
-  X(std::vector<int>, top_k, (std::span<const float> values, int k), (values, k))                                \
-  X(void, widen_bf16, (const uint16_t* src, long n, float* dst), (src, n, dst))
+  X(std::vector<int>, top_k, (std::span<const float> values, int k), (values, k))
 
 #define AURIS_DECLARE_CPU_KERNEL(type, name, parameters, arguments) type name parameters;
 

@@ -8,7 +8,6 @@
 #include "auris/error.h"
 #include "kernels/cpu/norm_activation.h"
 #include "kernels/cpu/packed_gemm.h"
-#include "kernels/cpu/widening.h"
 #include "model/half_float.h"
 #include "util/huge_pages.h"
 
@@ -23,33 +22,6 @@ void sgemm_with_bias(const float* x, int rows, int ldx, const float* w, int in, 
     for (int r = 0; r < rows; ++r) std::memcpy(y + static_cast<size_t>(r) * ldy, bias, sizeof(float) * out);
   }
   dnnl_sgemm('N', 'T', rows, out, in, 1.0f, x, ldx, w, in, bias ? 1.0f : 0.0f, y, ldy);
-}
-
-// A buffer of the calling thread that lives on for the next call: a prompt's products widen a few MB
-// each, in parallel. Widened at each prefill rather than kept: a resident fp32 copy would double the
-// decoder's weight memory for a cost that the prefill_products lever already includes.
-float* widening_buffer(size_t n) {
-  thread_local std::vector<float> wide;
-  wide.resize(n);
-  return wide.data();
-}
-
-// fp16 or bf16 rows widened to fp32, exactly.
-const float* widened_rows(const std::vector<uint16_t>& half, bool bf16) {
-  const long n = static_cast<long>(half.size());
-  constexpr long kChunk = 1 << 14;
-  float* dst = widening_buffer(half.size());
-  const uint16_t* src = half.data();
-#pragma omp parallel for schedule(static) if (n >= 4 * kChunk)
-  for (long b = 0; b < n; b += kChunk) {
-    const long m = std::min(kChunk, n - b);
-    if (bf16) {
-      widen_bf16(src + b, m, dst + b);
-    } else {
-      fp16_to_float_n(reinterpret_cast<const uint8_t*>(src + b), m, dst + b);
-    }
-  }
-  return dst;
 }
 
 }  // namespace
@@ -148,14 +120,8 @@ void Linear::forward(const float* x, int rows, float* y, int ldx, int ldy) const
   switch (format_) {
     case WeightFormat::kPackedFloat32:
     case WeightFormat::kPackedBfloat16: return packed_->forward(x, rows, ldx, y, ldy, /*gelu=*/false);
-    case WeightFormat::kFloat16Rows:
-    case WeightFormat::kBfloat16Rows: {
-      const bool bf16 = format_ == WeightFormat::kBfloat16Rows;
-      if (rows >= kWidenedGemmRows)
-        return sgemm_with_bias(x, rows, ldx, widened_rows(half_rows_, bf16), in_, out_, bias(), y, ldy);
-      if (bf16) return stream_product_bf16(x, rows, ldx, half_rows_.data(), in_, out_, out);
-      return stream_product_f16(x, rows, ldx, half_rows_.data(), in_, out_, out);
-    }
+    case WeightFormat::kFloat16Rows: return stream_product_f16(x, rows, ldx, half_rows_.data(), in_, out_, out);
+    case WeightFormat::kBfloat16Rows: return stream_product_bf16(x, rows, ldx, half_rows_.data(), in_, out_, out);
     case WeightFormat::kInt8Rows: return stream_product_int8(x, rows, ldx, int8_rows_, in_, out_, out);
     case WeightFormat::kFloat32: break;
   }

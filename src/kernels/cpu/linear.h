@@ -5,8 +5,9 @@
 //    over many rows (encoder, the window's cross K/V), with bias and GELU fused
 //  - kFloat16Rows / kBfloat16Rows / kInt8Rows: narrower rows for the decode step's weight streaming
 //    (streaming_product.h); fp16 is exact for weights that fp16 represents (an fp16 checkpoint's),
-//    and rounds the others to nearest even. A prompt of many rows
-//    widens these rows to fp32 (int8 dequantised) and runs sgemm, which beats streaming there
+//    and rounds the others to nearest even. Many rows (a prefill, a batched step) go across rows
+//    (row_panel_product.h), which beats widening the rows for sgemm at every call (bench/levers.cc,
+//    prefill_products and batched_step_products)
 // Each layer counts the rows it has multiplied, so tests can prove which projections a decode step
 // does (and does not) run.
 #pragma once
@@ -43,11 +44,6 @@ class Linear {
 
   // Up to this many rows go through the weight-streaming kernel in fp32; more through sgemm.
   static constexpr int kFewRows = 8;
-  // From this many rows (a prompt's prefill), fp16 and bf16 rows are widened to fp32 for sgemm, which
-  // beats streaming them there (bench/levers.cc, prefill_products); exact, so only the order of the
-  // sums changes. int8 rows never are: their integer products across rows beat sgemm on the
-  // dequantised rows at every row count (bench/levers.cc, prefill_products_int8).
-  static constexpr int kWidenedGemmRows = 32;
 
   // y[rows x out] (row stride ldy) = x[rows x in] (row stride ldx) W^T + b.
   void forward(const float* x, int rows, float* y, int ldx = -1, int ldy = -1) const;

@@ -56,18 +56,17 @@ void expect_half_rows_match_definition(WeightFormat format, int rows) {
     }
 }
 
-TEST(Linear, Fp16RowsStreamedOrWidenedForSgemm) {
-  expect_half_rows_match_definition(WeightFormat::kFloat16Rows, 3);
-  expect_half_rows_match_definition(WeightFormat::kFloat16Rows, Linear::kWidenedGemmRows + 5);
+// A few rows stream; 37 and 200 go across rows (row_panel_product.cc).
+TEST(Linear, Fp16RowsStreamedOrAcrossRows) {
+  for (const int rows : {3, 37, 200}) expect_half_rows_match_definition(WeightFormat::kFloat16Rows, rows);
 }
 
-TEST(Linear, Bf16RowsStreamedOrWidenedForSgemm) {
-  expect_half_rows_match_definition(WeightFormat::kBfloat16Rows, 3);
-  expect_half_rows_match_definition(WeightFormat::kBfloat16Rows, Linear::kWidenedGemmRows + 5);
+TEST(Linear, Bf16RowsStreamedOrAcrossRows) {
+  for (const int rows : {3, 37, 200}) expect_half_rows_match_definition(WeightFormat::kBfloat16Rows, rows);
 }
 
 // int8 rows: at any row count the activations are rounded to int16 and multiplied in integers, a
-// few rows by the streaming kernel, many across rows (int8_row_panels.cc). Both give the product of
+// few rows by the streaming kernel, many across rows (row_panel_product.cc). Both give the product of
 // the dequantised weights to within that rounding, and no row count falls back to anything else.
 TEST(Linear, Int8RowsMultiplyActivationsRoundedToInt16) {
   constexpr int kOut = 40, kIn = 70;
@@ -76,7 +75,7 @@ TEST(Linear, Int8RowsMultiplyActivationsRoundedToInt16) {
   layer.convert(WeightFormat::kInt8Rows);
   std::vector<float> dequantised(static_cast<size_t>(kOut) * kIn);
   for (int o = 0; o < kOut; ++o) layer.weight_row(o, dequantised.data() + static_cast<size_t>(o) * kIn);
-  for (const int rows : {3, Linear::kWidenedGemmRows + 5, 200}) {
+  for (const int rows : {3, 37, 200}) {
     const Tensor x = random_tensor({rows, kIn}, 10);
     std::vector<float> y(static_cast<size_t>(rows) * kOut);
     layer.forward(x.data.data(), rows, y.data());

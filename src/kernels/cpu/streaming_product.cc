@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "kernels/cpu/dispatched_kernels.h"
-#include "kernels/cpu/int8_row_panels.h"
+#include "kernels/cpu/row_panel_product.h"
 #include "model/half_float.h"
 #include "util/huge_pages.h"
 #include "kernels/cpu/simd.h"  // last: it enables the path's instructions
@@ -240,11 +240,13 @@ void stream_product_f32(const float* x, int rows, int ldx, const float* w, int i
 
 void stream_product_f16(const float* x, int rows, int ldx, const uint16_t* w, int in, int out,
                         const StreamingOutput& o) {
+  if (rows >= kRowPanelRows) return half_product_by_row_panels(x, rows, ldx, w, /*bf16=*/false, in, out, o);
   stream_rows(x, rows, ldx, in, out, o, Fp16Weights{w, in});
 }
 
 void stream_product_bf16(const float* x, int rows, int ldx, const uint16_t* w, int in, int out,
                          const StreamingOutput& o) {
+  if (rows >= kRowPanelRows) return half_product_by_row_panels(x, rows, ldx, w, /*bf16=*/true, in, out, o);
   stream_rows(x, rows, ldx, in, out, o, Bf16Weights{w, in});
 }
 
@@ -291,7 +293,7 @@ void stream_product_int8(const float* x, int rows, int ldx, const Int8Rows& w, i
   }
   const int16_t* q = xq.data();
   const float* qs = x_scales.data();
-  if (rows >= kInt8RowPanelRows) return int8_product_by_row_panels(q, qs, rows, w, in, out, o);
+  if (rows >= kRowPanelRows) return int8_product_by_row_panels(q, qs, rows, w, in, out, o);
   for_column_blocks(rows, in, out, 1, [&](int r0, int nr, int c0, int c1) {
     int32_t sums[kRowBlock];
     for (int col = c0; col < c1; ++col) {

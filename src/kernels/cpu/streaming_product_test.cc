@@ -58,9 +58,12 @@ void expect_close(WeightFormat format, const Case& c, double tolerance) {
 // Rows 2-6 take columns several at a time; odd column counts leave some over for the one-column
 // kernel, and {5, 512, 301} splits its columns over the threads. One row of 100 or 77 inputs leaves
 // vectors and single inputs past int8's whole cache lines.
+// From 16 rows (kRowPanelRows) fp16, bf16 and int8 rows go across rows (row_panel_product.cc):
+// {16, 384, 70}, {17, 77, 29} and {31, 100, 13} through Linear, whose fp16 and bf16 rows take sgemm
+// from 32 rows.
 const Case kCases[] = {{1, 384, 70}, {1, 100, 17}, {1, 77, 9},    {2, 64, 42},    {4, 200, 11},
                        {5, 384, 33}, {6, 72, 10},  {7, 136, 5},   {8, 100, 17},   {13, 77, 9},
-                       {3, 1536, 13}, {5, 512, 301}, {150, 384, 700}};
+                       {3, 1536, 13}, {5, 512, 301}, {150, 384, 700}, {16, 384, 70}, {17, 77, 29}, {31, 100, 13}};
 
 TEST(StreamingProduct, Fp32MatchesDefinition) {
   for (const Case& c : kCases) expect_close(WeightFormat::kFloat32, c, 1e-6);
@@ -95,7 +98,7 @@ TEST(StreamingProduct, Int8MatchesDefinitionToQuantisationError) {
   for (const Case& c : kCases) expect_close(WeightFormat::kInt8Rows, c, 0.02);
 }
 
-// From kInt8RowPanelRows rows the int8 product runs across rows (int8_row_panels.cc); its integer
+// From kRowPanelRows rows the int8 product runs across rows (row_panel_product.cc); its integer
 // sums are the 8-row blocks' in another order, so each output is the same float as when the rows go
 // through 8 at a time. Widths odd and not multiples of a vector; row counts past one and two panels
 // of 8 and 16 rows; column counts leaving a partial tile; 700 columns over several column blocks and
@@ -118,6 +121,38 @@ TEST(StreamingProduct, Int8ManyRowsEqualTheRowsTakenEightAtATime) {
     for (size_t i = 0; i < many.size(); ++i)
       ASSERT_EQ(many[i], eights[i]) << "row " << i / c.out << " col " << i % c.out << " rows=" << c.rows << " in=" << c.in;
   }
+}
+
+// fp16 and bf16 rows of a batched step (40 or 80 rows) straight through the streaming kernels, which
+// send them across rows: fp32 arithmetic on the exactly widened weights, so within fp32 rounding of
+// the definition on the widened values (the tolerance of Fp16MatchesDefinition).
+TEST(StreamingProduct, HalfRowsAcrossRowsMatchDefinition) {
+  const Case cases[] = {{40, 384, 700}, {80, 65, 7}, {33, 1536, 50}};
+  for (const bool bf16 : {false, true})
+    for (const Case& c : cases) {
+      const std::vector<float> w = random_values(static_cast<size_t>(c.out) * c.in, 7);
+      const std::vector<float> b = random_values(c.out, 8);
+      const std::vector<float> x = random_values(static_cast<size_t>(c.rows) * c.in, 9);
+      std::vector<uint16_t> half(w.size());
+      for (size_t i = 0; i < w.size(); ++i) half[i] = bf16 ? float_to_bf16(w[i]) : float_to_fp16(w[i]);
+      std::vector<float> y(static_cast<size_t>(c.rows) * c.out);
+      if (bf16)
+        stream_product_bf16(x.data(), c.rows, c.in, half.data(), c.in, c.out, {b.data(), y.data(), c.out});
+      else
+        stream_product_f16(x.data(), c.rows, c.in, half.data(), c.in, c.out, {b.data(), y.data(), c.out});
+      for (int r = 0; r < c.rows; ++r)
+        for (int o = 0; o < c.out; ++o) {
+          double exact = b[o], magnitude = std::fabs(b[o]);
+          for (int i = 0; i < c.in; ++i) {
+            const uint16_t h = half[static_cast<size_t>(o) * c.in + i];
+            const double wv = bf16 ? bf16_to_float(h) : fp16_to_float(h);
+            exact += wv * x[static_cast<size_t>(r) * c.in + i];
+            magnitude += std::fabs(wv * x[static_cast<size_t>(r) * c.in + i]);
+          }
+          ASSERT_NEAR(y[static_cast<size_t>(r) * c.out + o], exact, 1e-6 * magnitude + 1e-5)
+              << (bf16 ? "bf16" : "fp16") << " row " << r << " col " << o << " rows=" << c.rows << " in=" << c.in;
+        }
+    }
 }
 
 TEST(StreamingProduct, Int8KeepsZeroRowsAndRowsOfOneSign) {

@@ -1,0 +1,268 @@
+// Products over many rows, vectorised across rows rather than along the inputs. The 8-row blocks of
+// the decode-step kernels end every output in a horizontal sum per row, and their 8 accumulators
+// leave no room to reuse a loaded weight vector for a second column; with 30 to 80 rows (a batched
+// step) those blocks, not the weight reads, bound the step. Here a vector holds one input (int8: one
+// pair of inputs) of 16 rows (8 on AVX2), each weight is broadcast to all of them, and a tile of
+// kColumns columns by two row vectors keeps its sums in registers to the end: no horizontal sums,
+// and each loaded activation vector feeds kColumns multiply-adds. On AVX-512 the vectors are 512 bits
+// wide (VNNI's vpdpwssd for int8), twice the 256-bit lanes of the streaming kernels, since these
+// products are bound by their arithmetic, not by memory. The weights of a block of columns are
+// widened once per call (int8 to int16, fp16/bf16 to fp32) into a buffer that stays in L2.
+#include "kernels/cpu/row_panel_product.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/cpu/dispatched_kernels.h"
+#include "model/half_float.h"
+#include "kernels/cpu/simd.h"  // last: it enables the path's instructions
+
+namespace auris::AURIS_CPU_PATH {
+
+namespace {
+
+// The two kinds of product, each over vectors whose lanes are rows. Step: the inputs one
+// multiply-add takes from a row (int16 pairs: 2). Lane: what a panel stores per row and step.
+#if AURIS_CPU_PATH_LEVEL >= 2
+constexpr int kRowLanes = 16;
+constexpr int kColumns = 12;  // 24 accumulators and two activation vectors in 32 registers
+struct Int16Pairs {
+  using Acc = __m512i;
+  using Lane = int32_t;
+  using Weight = int16_t;
+  static constexpr int kStep = 2;
+  static Acc zero() { return _mm512_setzero_si512(); }
+  static Acc load(const Lane* p) { return _mm512_loadu_si512(p); }
+  static void store(Lane* p, Acc v) { _mm512_storeu_si512(p, v); }
+  // acc + x's pairs times the weight pair at w, broadcast to every lane.
+  static Acc multiply_add(Acc acc, Acc x, const Weight* w) {
+    int32_t pair;
+    std::memcpy(&pair, w, sizeof pair);
+    return _mm512_dpwssd_epi32(acc, x, _mm512_set1_epi32(pair));
+  }
+};
+struct Floats {
+  using Acc = __m512;
+  using Lane = float;
+  using Weight = float;
+  static constexpr int kStep = 1;
+  static Acc zero() { return _mm512_setzero_ps(); }
+  static Acc load(const Lane* p) { return _mm512_loadu_ps(p); }
+  static void store(Lane* p, Acc v) { _mm512_storeu_ps(p, v); }
+  static Acc multiply_add(Acc acc, Acc x, const Weight* w) { return _mm512_fmadd_ps(x, _mm512_set1_ps(*w), acc); }
+};
+#elif AURIS_CPU_PATH_LEVEL >= 1
+constexpr int kRowLanes = 8;
+constexpr int kColumns = 4;  // 8 accumulators, two activation vectors and temporaries in 16
+struct Int16Pairs {
+  using Acc = __m256i;
+  using Lane = int32_t;
+  using Weight = int16_t;
+  static constexpr int kStep = 2;
+  static Acc zero() { return _mm256_setzero_si256(); }
+  static Acc load(const Lane* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  static void store(Lane* p, Acc v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+  static Acc multiply_add(Acc acc, Acc x, const Weight* w) {
+    int32_t pair;
+    std::memcpy(&pair, w, sizeof pair);
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(x, _mm256_set1_epi32(pair)));
+  }
+};
+struct Floats {
+  using Acc = __m256;
+  using Lane = float;
+  using Weight = float;
+  static constexpr int kStep = 1;
+  static Acc zero() { return _mm256_setzero_ps(); }
+  static Acc load(const Lane* p) { return _mm256_loadu_ps(p); }
+  static void store(Lane* p, Acc v) { _mm256_storeu_ps(p, v); }
+  static Acc multiply_add(Acc acc, Acc x, const Weight* w) { return _mm256_fmadd_ps(x, _mm256_set1_ps(*w), acc); }
+};
+#else
+constexpr int kRowLanes = 1;
+constexpr int kColumns = 4;
+struct Int16Pairs {
+  using Acc = int32_t;
+  using Lane = int32_t;
+  using Weight = int16_t;
+  static constexpr int kStep = 2;
+  static Acc zero() { return 0; }
+  static Acc load(const Lane* p) { return *p; }
+  static void store(Lane* p, Acc v) { *p = v; }
+  static Acc multiply_add(Acc acc, Acc x, const Weight* w) {
+    const auto low = static_cast<int16_t>(static_cast<uint32_t>(x) & 0xffff);
+    const auto high = static_cast<int16_t>(static_cast<uint32_t>(x) >> 16);
+    return acc + low * w[0] + high * w[1];
+  }
+};
+struct Floats {
+  using Acc = float;
+  using Lane = float;
+  using Weight = float;
+  static constexpr int kStep = 1;
+  static Acc zero() { return 0.0f; }
+  static Acc load(const Lane* p) { return *p; }
+  static void store(Lane* p, Acc v) { *p = v; }
+  static Acc multiply_add(Acc acc, Acc x, const Weight* w) { return acc + x * *w; }
+};
+#endif
+
+// Weights of a column block, once widened, stay within this many bytes (L2).
+constexpr long kColumnBlockBytes = 128 << 10;
+// Below this many weights one thread is faster than two.
+constexpr long kParallelWeights = 1 << 16;
+
+// The activations as row panels: panel p holds rows [p * kRowLanes, (p + 1) * kRowLanes), and for
+// each step t one vector of those rows' lanes (int16 pairs: (q[r][2t], q[r][2t + 1])). Rows past the
+// last, and the odd input past an odd width, are zero.
+template <typename P>
+struct RowPanels {
+  std::vector<typename P::Lane> lanes;
+  int count = 0;  // panels
+  int steps = 0;
+  const typename P::Lane* panel(int p) const { return lanes.data() + static_cast<size_t>(p) * steps * kRowLanes; }
+  typename P::Lane* lane(int r, int t) {
+    return lanes.data() + (static_cast<size_t>(r / kRowLanes) * steps + t) * kRowLanes + r % kRowLanes;
+  }
+  void reset(int rows, int in) {
+    count = (rows + kRowLanes - 1) / kRowLanes;
+    steps = (in + P::kStep - 1) / P::kStep;
+    lanes.assign(static_cast<size_t>(count) * steps * kRowLanes, 0);
+  }
+};
+
+void fill(const int16_t* q, int rows, int in, RowPanels<Int16Pairs>& panels) {
+  panels.reset(rows, in);
+  const int whole_pairs = in / 2;
+  for (int r = 0; r < rows; ++r) {
+    const int16_t* src = q + static_cast<size_t>(r) * in;
+    int32_t* dst = panels.lane(r, 0);
+    for (int t = 0; t < whole_pairs; ++t) {  // two int16 in memory order: the low half is the first
+      int32_t pair;
+      std::memcpy(&pair, src + 2 * t, sizeof pair);
+      dst[static_cast<size_t>(t) * kRowLanes] = pair;
+    }
+    if (in % 2) dst[static_cast<size_t>(whole_pairs) * kRowLanes] = static_cast<uint16_t>(src[in - 1]);
+  }
+}
+
+void fill(const float* x, int rows, int ldx, int in, RowPanels<Floats>& panels) {
+  panels.reset(rows, in);
+  for (int r = 0; r < rows; ++r) {
+    const float* src = x + static_cast<size_t>(r) * ldx;
+    float* dst = panels.lane(r, 0);
+    for (int i = 0; i < in; ++i) dst[static_cast<size_t>(i) * kRowLanes] = src[i];
+  }
+}
+
+// sums[(c * V + v) * kRowLanes + lane] for C columns (widened weights, row stride ldw) and V panels.
+template <typename P, int V, int C>
+void tile(const RowPanels<P>& x, int first_panel, const typename P::Weight* w, int ldw, typename P::Lane* sums) {
+  typename P::Acc acc[C][V];
+  for (int c = 0; c < C; ++c)
+    for (int v = 0; v < V; ++v) acc[c][v] = P::zero();
+  const typename P::Lane* panel[V];
+  for (int v = 0; v < V; ++v) panel[v] = x.panel(first_panel + v);
+  for (int t = 0; t < x.steps; ++t) {
+    typename P::Acc xv[V];
+    for (int v = 0; v < V; ++v) xv[v] = P::load(panel[v] + static_cast<size_t>(t) * kRowLanes);
+    for (int c = 0; c < C; ++c) {
+      const typename P::Weight* wt = w + static_cast<size_t>(c) * ldw + P::kStep * t;
+      for (int v = 0; v < V; ++v) acc[c][v] = P::multiply_add(acc[c][v], xv[v], wt);
+    }
+  }
+  for (int c = 0; c < C; ++c)
+    for (int v = 0; v < V; ++v) P::store(sums + (c * V + v) * kRowLanes, acc[c][v]);
+}
+
+// tile() for the n <= kColumns columns left at the end of a block.
+template <typename P, int V, int C = kColumns>
+void tile_of(int n, const RowPanels<P>& x, int first_panel, const typename P::Weight* w, int ldw, typename P::Lane* sums) {
+  if constexpr (C > 1) {
+    if (n < C) return tile_of<P, V, C - 1>(n, x, first_panel, w, ldw, sums);
+  }
+  tile<P, V, C>(x, first_panel, w, ldw, sums);
+}
+
+// The product over the panels: the columns in blocks over the threads; widen(c0, c1, dst) writes
+// block [c0, c1)'s weights at ldw per column (zero past `in`), write(col, r, sum) one output.
+template <typename P, typename Widen, typename Write>
+void by_row_panels(const RowPanels<P>& panels, int rows, int in, int out, const Widen& widen, const Write& write) {
+  const int ldw = panels.steps * P::kStep;
+  const int block_columns = std::max(
+      kColumns, static_cast<int>(kColumnBlockBytes / (static_cast<long>(ldw) * sizeof(typename P::Weight))) / kColumns * kColumns);
+  const int blocks = (out + block_columns - 1) / block_columns;
+  const bool parallel = static_cast<long>(out) * in >= kParallelWeights;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int b = 0; b < blocks; ++b) {
+    const int c0 = b * block_columns;
+    const int c1 = std::min(out, c0 + block_columns);
+    thread_local std::vector<typename P::Weight> wide;
+    wide.assign(static_cast<size_t>(c1 - c0) * ldw, 0);
+    widen(c0, c1, ldw, wide.data());
+    typename P::Lane sums[kColumns * 2 * kRowLanes];
+    for (int c = c0; c < c1; c += kColumns) {
+      const int n = std::min(kColumns, c1 - c);
+      const typename P::Weight* wc = wide.data() + static_cast<size_t>(c - c0) * ldw;
+      for (int p = 0; p < panels.count; p += 2) {
+        const int v = std::min(2, panels.count - p);
+        if (v == 2)
+          tile_of<P, 2>(n, panels, p, wc, ldw, sums);
+        else
+          tile_of<P, 1>(n, panels, p, wc, ldw, sums);
+        for (int j = 0; j < n; ++j)
+          for (int l = 0; l < v * kRowLanes && p * kRowLanes + l < rows; ++l)
+            write(c + j, p * kRowLanes + l, sums[j * v * kRowLanes + l]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void int8_product_by_row_panels(const int16_t* q, const float* q_scales, int rows, const Int8Rows& w, int in,
+                                int out, const StreamingOutput& o) {
+  if (rows <= 0 || out <= 0) return;
+  thread_local RowPanels<Int16Pairs> x;
+  fill(q, rows, in, x);
+  auto widen = [&](int c0, int c1, int ldw, int16_t* dst) {
+    for (int c = c0; c < c1; ++c) {
+      const int8_t* src = w.values.data() + static_cast<size_t>(c) * in;
+      int16_t* d = dst + static_cast<size_t>(c - c0) * ldw;
+      for (int i = 0; i < in; ++i) d[i] = src[i];
+    }
+  };
+  auto write = [&](int col, int r, int32_t sum) {
+    o.y[static_cast<size_t>(r) * o.ldy + col] = int8_product_output(sum, q_scales[r], w.scales[col], o.bias ? o.bias[col] : 0.0f);
+  };
+  by_row_panels(x, rows, in, out, widen, write);
+}
+
+void half_product_by_row_panels(const float* x, int rows, int ldx, const uint16_t* w, bool bf16, int in, int out,
+                                const StreamingOutput& o) {
+  if (rows <= 0 || out <= 0) return;
+  thread_local RowPanels<Floats> panels;
+  fill(x, rows, ldx, in, panels);
+  auto widen = [&](int c0, int c1, int ldw, float* dst) {
+    constexpr int L = simd::kLanes;
+    for (int c = c0; c < c1; ++c) {
+      const uint16_t* src = w + static_cast<size_t>(c) * in;
+      float* d = dst + static_cast<size_t>(c - c0) * ldw;
+      int i = 0;
+      if (bf16) {
+        for (; i + L <= in; i += L) simd::store(d + i, simd::load_bf16(src + i));
+        for (; i < in; ++i) d[i] = bf16_to_float(src[i]);
+      } else {
+        for (; i + L <= in; i += L) simd::store(d + i, simd::load_fp16(src + i));
+        for (; i < in; ++i) d[i] = fp16_to_float(src[i]);
+      }
+    }
+  };
+  auto write = [&](int col, int r, float sum) { o.y[static_cast<size_t>(r) * o.ldy + col] = sum + (o.bias ? o.bias[col] : 0.0f); };
+  by_row_panels(panels, rows, in, out, widen, write);
+}
+
+}  // namespace auris::AURIS_CPU_PATH
