@@ -192,11 +192,16 @@ void tile_of(int n, const RowPanels<P>& x, int first_panel, const typename P::We
 template <typename P, typename Widen, typename Write>
 void by_row_panels(const RowPanels<P>& panels, int rows, int in, int out, const Widen& widen, const Write& write) {
   const int ldw = panels.steps * P::kStep;
-  const int block_columns = std::max(
-      kColumns, static_cast<int>(kColumnBlockBytes / (static_cast<long>(ldw) * sizeof(typename P::Weight))) / kColumns * kColumns);
-  const int blocks = (out + block_columns - 1) / block_columns;
   const bool parallel = static_cast<long>(out) * in >= kParallelWeights;
-#pragma omp parallel for schedule(static) if (parallel)
+  const int threads = parallel ? omp_get_max_threads() : 1;
+  // As few blocks as fit in L2, rounded up to a multiple of the threads so that each has as many
+  // (3 blocks on 2 threads left one idle for a third of a small layer's product).
+  const int widest = std::max(kColumns, static_cast<int>(kColumnBlockBytes / (static_cast<long>(ldw) * sizeof(typename P::Weight))));
+  int blocks = (out + widest - 1) / widest;
+  blocks = std::min(out, (blocks + threads - 1) / threads * threads);
+  const int block_columns = (out + blocks - 1) / blocks;
+  blocks = (out + block_columns - 1) / block_columns;
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
   for (int b = 0; b < blocks; ++b) {
     const int c0 = b * block_columns;
     const int c1 = std::min(out, c0 + block_columns);
