@@ -11,7 +11,7 @@ Engines, each run in a fresh process, interleaved, repeated; wall time end to en
   auris bN           --batch-size N --vad (faster-whisper's batched VAD defaults); --pack where named
   faster-whisper bN  BatchedInferencePipeline, its defaults (VAD, no timestamps), batch_size N
 auris batched runs --without-timestamps beside faster-whisper, as its pipeline does by default.
-Same weights (the CTranslate2 test models), beam 5 unless --beam, 2 threads. WER after openai's
+Same weights (the CTranslate2 test models), beam 5 unless --beam, 2 threads, language en for both. WER after openai's
 English normaliser (`auris wer`) over what has an English reference: the long-form file, or the 58
 Hi-Fi TTS utterances.
 
@@ -80,8 +80,9 @@ class Bench:
         return float(out.split()[1])
 
     def auris_run(self, model, files, compute_type, batch, pack=False, beam=5):
+        # Told the language, as faster-whisper is: untold, base detects each file's on its own encoder pass.
         argv = [self.auris, "transcribe", "--model", model_dir(model), "--compute-type", compute_type, "--threads",
-                str(self.args.threads), "--beam-size", str(beam if beam > 1 else 0)]
+                str(self.args.threads), "--beam-size", str(beam if beam > 1 else 0), "--language", "en"]
         if batch:
             argv += ["--batch-size", str(batch), "--vad", "--vad-model", VAD, "--without-timestamps"]
             if pack:
@@ -243,7 +244,7 @@ def plot(results, path):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--models", nargs="+", default=["tiny.en", "base"])
-    p.add_argument("--workloads", nargs="+", default=["longform", "files66"])
+    p.add_argument("--workloads", nargs="*", default=["longform", "files66"])  # none: --scaling or --memory alone
     p.add_argument("--batch-sizes", nargs="+", type=int, default=[8, 16])
     p.add_argument("--beams", nargs="+", type=int, default=[5])
     p.add_argument("--auris-compute-types", nargs="+", default=["float32", "int8"])

@@ -269,7 +269,7 @@ Command add_transcribe_command(CLI::App& app) {
   cmd->add_option("--compute-type", a->compute_type,
                   "Arithmetic: float16 (on the CPU float32's arithmetic with an fp16 cross-attention cache: faster "
                   "decode steps), float32 (openai/whisper's arithmetic), int8 (int8 decoder weights: greedy decoding "
-                  "1.21-1.27x faster than float16; base with beam 5 loses 1.64 WER points), or bfloat16")
+                  "1.21-1.27x faster than float16; base with beam 5 loses 0.82 WER points), or bfloat16")
       ->check(CLI::IsMember({"float32", "bfloat16", "int8", "float16"}))
       ->capture_default_str();
   add_vad_options(*cmd, *a);
