@@ -187,8 +187,9 @@ void tile_of(int n, const RowPanels<P>& x, int first_panel, const typename P::We
   tile<P, V, C>(x, first_panel, w, ldw, sums);
 }
 
-// The product over the panels: the columns in blocks over the threads; widen(c0, c1, dst) writes
-// block [c0, c1)'s weights at ldw per column (zero past `in`), write(col, r, sum) one output.
+// The product over the panels: the columns in blocks over the threads; widen(c0, c1, ldw, dst) writes
+// the first `in` weights of each column of block [c0, c1) at ldw per column, write(col, r, sum) one
+// output.
 template <typename P, typename Widen, typename Write>
 void by_row_panels(const RowPanels<P>& panels, int rows, int in, int out, const Widen& widen, const Write& write) {
   const int ldw = panels.steps * P::kStep;
@@ -206,8 +207,10 @@ void by_row_panels(const RowPanels<P>& panels, int rows, int in, int out, const 
     const int c0 = b * block_columns;
     const int c1 = std::min(out, c0 + block_columns);
     thread_local std::vector<typename P::Weight> wide;
-    wide.assign(static_cast<size_t>(c1 - c0) * ldw, 0);
+    wide.resize(static_cast<size_t>(c1 - c0) * ldw);
     widen(c0, c1, ldw, wide.data());
+    for (int c = 0; c < c1 - c0 && ldw > in; ++c)  // the odd input's zero partner
+      std::fill(wide.begin() + static_cast<size_t>(c) * ldw + in, wide.begin() + static_cast<size_t>(c + 1) * ldw, 0);
     typename P::Lane sums[kColumns * 2 * kRowLanes];
     for (int c = c0; c < c1; c += kColumns) {
       const int n = std::min(kColumns, c1 - c);
