@@ -133,7 +133,7 @@ struct BatchTranscriber::Impl {
       std::string error;
       try {
         AudioChunk audio{lay_out(pack, [&](size_t k) { return recordings[chunks[k].first].chunk(chunks[k].second).samples; }),
-                         0.0};
+                         0.0, pack.items.back().start_s};
         TranscribeOptions with_words = per_recording[chunks[pack.items.front().source].first];
         with_words.word_timestamps = true;  // the words say which chunk a segment came from
         parts = split_packed(transcribe_chunk(engine, m.tokenizer, m.weights.dims, with_words, audio), pack.items,

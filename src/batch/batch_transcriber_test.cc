@@ -158,6 +158,19 @@ TEST_F(BatchTranscriberTest, PackedShortFilesShareWindowsAndKeepTheirWords) {
   }
 }
 
+// Without timestamps, the words that split a packed window would have openai's seek loop decode
+// again from the last word's end: a second encoder pass over the last clip's tail, where base made
+// up text. The five clips fit one window, so they cost one pass.
+TEST_F(BatchTranscriberTest, APackedWindowIsEncodedOnce) {
+  BatchTranscriber packed(model_, 4);
+  packed.set_packing(true);
+  TranscribeOptions options = greedy();
+  options.decoding.without_timestamps = true;
+  const std::map<size_t, std::string> texts = run(packed, clips_, options);
+  EXPECT_EQ(engine_counters(packed).encoder_windows, 1);
+  for (const auto& [i, text] : texts) EXPECT_FALSE(text.empty() || text.starts_with("error")) << i << ": " << text;
+}
+
 TEST_F(BatchTranscriberTest, ABadFileFailsAloneAndSilenceIsEmpty) {
   const std::string dir = test::temp_dir();
   const std::string silence = dir + "/silence.wav";

@@ -2,6 +2,12 @@
 // window. They are laid one after another with a gap of silence between them, transcribed once
 // with word timestamps, and each word goes back to the chunk its middle lies in. Ten 2.5-s clips
 // then cost one encoder pass instead of ten. Only chunks of one language share a window.
+//
+// The words would also move openai's seek loop: it decodes again from the last word's end. A window
+// that starts inside the last chunk only re-reads that chunk's tail, which the first transcribed;
+// it costs an encoder pass and Whisper makes up text there (base repeated earlier text of the
+// window on the Hi-Fi TTS clips). So a packed window's seek loop starts none after its last chunk's
+// start (AudioChunk::no_window_after_s); one that starts before it holds chunks the first left out.
 #pragma once
 
 #include <cstddef>

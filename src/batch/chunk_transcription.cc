@@ -1,6 +1,8 @@
 #include "batch/chunk_transcription.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "audio/mel_source.h"
 #include "transcribe/seek_loop.h"
@@ -21,7 +23,10 @@ std::vector<Segment> transcribe_chunk(WindowEngine& engine, const Tokenizer& tok
                                       const TranscribeOptions& options, const AudioChunk& chunk) {
   InMemoryMel mel(chunk.samples, dims.n_mels);
   WindowHolder windows(engine);
-  Transcript t = transcribe_mel(windows, tokenizer, dims, mel, options);
+  const int no_window_after = std::isfinite(chunk.no_window_after_s)
+                                  ? static_cast<int>(std::floor(chunk.no_window_after_s * kSampleRate / kHopLength))
+                                  : std::numeric_limits<int>::max();
+  Transcript t = transcribe_mel(windows, tokenizer, dims, mel, options, no_window_after);
   // A timestamp past the chunk's audio (the model may place a last one beyond it) ends at its end.
   const double length = static_cast<double>(chunk.samples.size()) / kSampleRate;
   auto place = [&](double t) { return std::min(t, length) + chunk.offset_s; };

@@ -4,6 +4,7 @@
 // text from earlier chunks prompts it.
 #pragma once
 
+#include <limits>
 #include <vector>
 
 #include "auris/transcribe.h"
@@ -16,6 +17,9 @@ namespace auris {
 struct AudioChunk {
   std::vector<float> samples;  // 16 kHz mono, at most 30 s
   double offset_s = 0.0;       // its start on the transcribed timeline (the speech alone, with VAD)
+  // No window of the seek loop starts after this time in the chunk (a packed window: its last item's
+  // start; see chunk_packing.h).
+  double no_window_after_s = std::numeric_limits<double>::infinity();
 };
 
 // The options every chunk of a recording is transcribed with: the recording's language, and nothing

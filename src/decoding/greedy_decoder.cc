@@ -16,20 +16,25 @@ int GreedyDecoder::sample(std::span<const float> row) {
   if (temperature_ == 0) {
     return static_cast<int>(argmax(row.data(), static_cast<long>(row.size())));  // the first of equal maxima
   }
-  // Categorical(logits = logits / T): weights exp((x - max) / T); -inf has weight 0.
+  // Categorical(logits = logits / T): weights exp(x / T - max), in float as torch computes them (and
+  // vectorised: a fallback samples every row of the vocabulary at every step); -inf has weight 0.
   const float t = static_cast<float>(temperature_);
-  float m = -std::numeric_limits<float>::infinity();
-  for (float v : row) m = std::max(m, v / t);
+  std::vector<float> weights(row.size());
+  for (size_t i = 0; i < row.size(); ++i) weights[i] = row[i] / t;
+  exp_from_max_inplace(weights.data(), static_cast<int>(weights.size()));
   std::vector<double> cumulative(row.size());
   double total = 0.0;
   for (size_t i = 0; i < row.size(); ++i) {
-    total += std::exp(static_cast<double>(row[i] / t - m));
+    if (row[i] != -std::numeric_limits<float>::infinity()) total += weights[i];
     cumulative[i] = total;
   }
   const double draw = std::uniform_real_distribution<double>(0.0, total)(rng_);
   const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), draw);
-  // upper_bound skips zero-weight tokens; the guard covers draw == total after rounding.
-  return static_cast<int>(std::min<size_t>(it - cumulative.begin(), row.size() - 1));
+  // upper_bound skips zero-weight tokens; a draw of total (rounding) takes the last token of weight.
+  size_t pick = static_cast<size_t>(it - cumulative.begin());
+  if (pick == row.size())
+    for (pick = row.size() - 1; pick > 0 && cumulative[pick] == cumulative[pick - 1];) --pick;
+  return static_cast<int>(pick);
 }
 
 bool GreedyDecoder::update(TokenRows& tokens, std::span<const float> logits, int n_vocab,

@@ -62,7 +62,7 @@ Transcript empty_transcript(const TranscribeOptions& options, const Tokenizer& t
 }
 
 Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, const ModelDims& dims, MelSource& mel,
-                          const TranscribeOptions& options) {
+                          const TranscribeOptions& options, int no_window_after) {
   check_transcribe_options(options);
   if (mel.n_mels() != dims.n_mels) throw Error("log-mel bins do not match the model");
   const int content_frames = mel.content_frames();
@@ -122,6 +122,7 @@ Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, con
   while (clip_index < clips.size()) {
     const auto [clip_start, clip_end] = clips[clip_index];
     if (seek < clip_start) seek = clip_start;
+    if (seek > no_window_after) break;
     if (seek >= clip_end) {
       if (++clip_index < clips.size()) seek = clips[clip_index].first;
       continue;

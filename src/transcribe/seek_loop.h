@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "audio/mel_source.h"
 #include "auris/transcribe.h"
@@ -35,7 +36,9 @@ void check_transcribe_options(const TranscribeOptions& options);
 Transcript empty_transcript(const TranscribeOptions& options, const Tokenizer& tokenizer);
 
 // The transcript of mel's windows. options.vad is not read (the caller hands over the speech's mel).
+// No window starts after the frame `no_window_after` (a packed window's last chunk: see
+// chunk_packing.h).
 Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, const ModelDims& dims, MelSource& mel,
-                          const TranscribeOptions& options);
+                          const TranscribeOptions& options, int no_window_after = std::numeric_limits<int>::max());
 
 }  // namespace auris
