@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <string>
 
 #include "auris/error.h"
+#include "decoding/log_softmax.h"
+#include "kernels/cpu/norm_activation.h"
 #include "tokenizer/word_split.h"
 #include "transcribe/dtw.h"
 #include "transcribe/median_filter.h"
@@ -15,38 +18,40 @@ namespace {
 
 constexpr double kTokensPerSecond = 50.0;  // encoder positions per second of audio
 
-// In place over `n` values: softmax as torch computes it on a float32 tensor (rounded to float).
-void softmax(float* x, int n) {
-  if (n == 0) return;
-  const float max = *std::max_element(x, x + n);
-  double sum = 0.0;
-  for (int i = 0; i < n; ++i) sum += std::exp(static_cast<double>(x[i]) - max);
-  for (int i = 0; i < n; ++i) x[i] = static_cast<float>(std::exp(static_cast<double>(x[i]) - max) / sum);
-}
-
 // The heads' attention over the window's real frames, normalised as openai does: softmax over
 // frames, then per frame and head standardised over the tokens (population std), median filtered
 // along the frames, and averaged over the heads. Returns [tokens x frames].
 std::vector<float> attention_matrix(const AlignmentScores& s, int frames, int medfilt_width, float qk_scale) {
   const int heads = s.n_heads, tokens = s.n_tokens;
   std::vector<float> w(static_cast<size_t>(heads) * tokens * frames);
+  // The engine's thread runs this between decode steps, so its other threads share the work.
+#pragma omp parallel for schedule(static)
+  for (int row = 0; row < heads * tokens; ++row) {
+    const float* src = s.cross_scores.data() + static_cast<size_t>(row) * s.n_frames;
+    float* dst = w.data() + static_cast<size_t>(row) * frames;
+    for (int f = 0; f < frames; ++f) dst[f] = src[f] * qk_scale;
+    if (frames > 0) softmax_inplace(dst, frames);
+  }
+  // Each frame's mean and std over the tokens, summed row by row in token order.
+#pragma omp parallel for schedule(static)
   for (int h = 0; h < heads; ++h) {
-    for (int t = 0; t < tokens; ++t) {
-      const float* src = s.cross_scores.data() + (static_cast<size_t>(h) * tokens + t) * s.n_frames;
-      float* dst = w.data() + (static_cast<size_t>(h) * tokens + t) * frames;
-      for (int f = 0; f < frames; ++f) dst[f] = src[f] * qk_scale;
-      softmax(dst, frames);
-    }
-    for (int f = 0; f < frames; ++f) {
-      auto at = [&](int t) -> float& { return w[(static_cast<size_t>(h) * tokens + t) * frames + f]; };
-      double sum = 0.0;
-      for (int t = 0; t < tokens; ++t) sum += at(t);
-      const float mean = static_cast<float>(sum / tokens);
-      double squares = 0.0;
-      for (int t = 0; t < tokens; ++t) squares += (static_cast<double>(at(t)) - mean) * (static_cast<double>(at(t)) - mean);
-      const float std = static_cast<float>(std::sqrt(squares / tokens));
-      for (int t = 0; t < tokens; ++t) at(t) = (at(t) - mean) / std;
-    }
+    float* head = w.data() + static_cast<size_t>(h) * tokens * frames;
+    std::vector<double> sums(static_cast<size_t>(frames), 0.0), squares(static_cast<size_t>(frames), 0.0);
+    std::vector<float> means(static_cast<size_t>(frames)), stds(static_cast<size_t>(frames));
+    for (int t = 0; t < tokens; ++t)
+      for (int f = 0; f < frames; ++f) sums[f] += head[static_cast<size_t>(t) * frames + f];
+    for (int f = 0; f < frames; ++f) means[f] = static_cast<float>(sums[f] / tokens);
+    for (int t = 0; t < tokens; ++t)
+      for (int f = 0; f < frames; ++f) {
+        const double d = static_cast<double>(head[static_cast<size_t>(t) * frames + f]) - means[f];
+        squares[f] += d * d;
+      }
+    for (int f = 0; f < frames; ++f) stds[f] = static_cast<float>(std::sqrt(squares[f] / tokens));
+    for (int t = 0; t < tokens; ++t)
+      for (int f = 0; f < frames; ++f) {
+        float& v = head[static_cast<size_t>(t) * frames + f];
+        v = (v - means[f]) / stds[f];
+      }
   }
   median_filter(w, heads * tokens, frames, medfilt_width);
   std::vector<float> matrix(static_cast<size_t>(tokens) * frames);
@@ -86,13 +91,15 @@ std::vector<double> text_token_probabilities(const std::vector<float>& logits, i
                                              const std::vector<int>& text_tokens) {
   if (logits.size() != text_tokens.size() * static_cast<size_t>(n_vocab) || eot > n_vocab)
     throw Error("alignment logits do not match the text tokens");
-  std::vector<double> probs;
-  std::vector<float> row(static_cast<size_t>(eot));
-  for (size_t i = 0; i < text_tokens.size(); ++i) {
-    if (text_tokens[i] < 0 || text_tokens[i] >= eot) throw Error("word timestamps need text tokens only");
-    std::copy_n(logits.begin() + static_cast<long>(i * n_vocab), eot, row.begin());
-    softmax(row.data(), eot);
-    probs.push_back(row[static_cast<size_t>(text_tokens[i])]);
+  for (int token : text_tokens)
+    if (token < 0 || token >= eot) throw Error("word timestamps need text tokens only");
+  // Softmax over the text tokens (the vocabulary before <|endoftext|>), as openai's timing.py.
+  std::vector<double> probs(text_tokens.size());
+  const long count = static_cast<long>(text_tokens.size());
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < count; ++i) {
+    const std::span<const float> row(logits.data() + static_cast<size_t>(i) * n_vocab, static_cast<size_t>(eot));
+    probs[static_cast<size_t>(i)] = std::exp(static_cast<double>(log_softmax_at(row, text_tokens[static_cast<size_t>(i)])));
   }
   return probs;
 }
