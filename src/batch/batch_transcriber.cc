@@ -1,6 +1,7 @@
 #include "auris/batch.h"
 
 #include <algorithm>
+#include <exception>
 #include <mutex>
 
 #include "api/engine_access.h"
@@ -42,10 +43,6 @@ struct BatchTranscriber::Impl {
       vad_path = path;
     }
     return *vad;
-  }
-
-  Recording measure(std::unique_ptr<SampleSource> source, const TranscribeOptions& options) {
-    return measure_recording(std::move(source), options, options.vad ? &vad_model(options.vad->model) : nullptr);
   }
 
   // The language of every recording that does not know it yet, each detected on its first chunk.
@@ -162,13 +159,29 @@ struct BatchTranscriber::Impl {
   void run(std::vector<std::unique_ptr<SampleSource>> sources, const TranscribeOptions& options,
            const std::function<void(size_t, Recording&)>& done) {
     std::vector<Recording> recordings(sources.size());
-    for (size_t i = 0; i < sources.size(); ++i) {
+    const SileroVad* vad = nullptr;
+    try {
+      if (options.vad) vad = &vad_model(options.vad->model);
+    } catch (const Error& e) {
+      for (Recording& r : recordings) r.error = e.what();
+      return transcribe(recordings, options, done);
+    }
+    // Reading each file and finding its speech is one thread's work: files go to all the threads,
+    // which would otherwise wait for it before the first window.
+    std::exception_ptr failure;
+    const long count = static_cast<long>(sources.size());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long i = 0; i < count; ++i) {
       try {
-        recordings[i] = measure(std::move(sources[i]), options);
+        recordings[i] = measure_recording(std::move(sources[i]), options, vad);
       } catch (const Error& e) {
         recordings[i].error = e.what();
+      } catch (...) {
+#pragma omp critical(auris_measure_failure)
+        if (!failure) failure = std::current_exception();
       }
     }
+    if (failure) std::rethrow_exception(failure);
     detect_languages(recordings, options);
     transcribe(recordings, options, done);
   }
