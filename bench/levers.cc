@@ -70,7 +70,9 @@ void add(const std::string& name, Body body, double flops, double bytes, bool ou
 }
 
 // The encoder's four products (1500 rows): OpenBLAS's sgemm, oneDNN's sgemm, and oneDNN's matmul
-// with the weights packed once at load (what auris runs).
+// with the weights packed once at load (what auris runs for float32, float16 and bfloat16), and the
+// int8 compute type's: 7-bit weights times 8-bit rows, the rows quantised and the sums scaled back
+// at each call (counted in its time).
 void gemm_library_and_packing() {
   struct Shape {
     const char* name;
@@ -95,6 +97,12 @@ void gemm_library_and_packing() {
     }, flops, 0, false);
     add(lever + "onednn_packed_at_load", [=] { packed->forward(x->data(), m, k, y->data(), n, false); }, flops, 0,
         true);
+    if (auris::PackedGemm::supported(auris::GemmPrecision::kInt8)) {
+      auto int8 = std::make_shared<auris::PackedGemm>(w->data(), s.out, s.in, std::vector<float>(),
+                                                      auris::GemmPrecision::kInt8);
+      add(lever + "onednn_int8_packed_at_load", [=] { int8->forward(x->data(), m, k, y->data(), n, false); }, flops,
+          0, true);
+    }
   }
 }
 

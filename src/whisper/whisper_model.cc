@@ -50,17 +50,25 @@ class Builder {
 class StorageConversion {
  public:
   explicit StorageConversion(std::optional<ComputeType> type) : type_(type) {
-    // Products over 1500-3000 rows (the encoder, the window's cross K/V) go to oneDNN's packed GEMM: in
-    // bf16 for bfloat16 and int8 where the CPU has bf16 instructions, else fp32 (float16's encoder
-    // is float32's: no CPU here multiplies fp16 faster than fp32 with fp32's accuracy).
-    const bool bf16_gemm = type && (*type == ComputeType::kBfloat16 || *type == ComputeType::kInt8) &&
-                           PackedGemm::supported(GemmPrecision::kBfloat16);
-    packed_ = bf16_gemm ? WeightFormat::kPackedBfloat16 : WeightFormat::kPackedFloat32;
+    // Products over 1500-3000 rows (the encoder, the window's cross K/V) go to oneDNN's packed GEMM:
+    // int8 in int8 (as CTranslate2 quantizes them), bf16 for bfloat16 where the CPU has bf16
+    // instructions, else fp32 (float16's encoder is float32's: no CPU here multiplies fp16 faster
+    // than fp32 with fp32's accuracy). The convolutions of the front end stay in floats.
+    const bool bf16_gemm = type && *type == ComputeType::kBfloat16 && PackedGemm::supported(GemmPrecision::kBfloat16);
+    floats_ = bf16_gemm ? WeightFormat::kPackedBfloat16 : WeightFormat::kPackedFloat32;
+    packed_ = type && *type == ComputeType::kInt8 && PackedGemm::supported(GemmPrecision::kInt8) ? WeightFormat::kPackedInt8
+                                                                                                 : floats_;
   }
 
   void many_rows(std::initializer_list<Linear*> layers) const {
     if (type_)
       for (Linear* l : layers) l->convert(packed_);
+  }
+
+  // The front end's convolutions: many rows, in the compute type's float format.
+  void convolutions(std::initializer_list<Linear*> layers) const {
+    if (type_)
+      for (Linear* l : layers) l->convert(floats_);
   }
 
   // The decode step streams the decoder's weights for a few rows: they are stored in the fewest bytes
@@ -80,6 +88,7 @@ class StorageConversion {
 
  private:
   std::optional<ComputeType> type_;
+  WeightFormat floats_;
   WeightFormat packed_;
 };
 
@@ -99,7 +108,7 @@ WhisperModel assemble(ModelData&& data, std::optional<ComputeType> compute_type)
 
   m.conv1 = b.conv("encoder.conv1", da, d.n_mels);
   m.conv2 = b.conv("encoder.conv2", da, da);
-  to.many_rows({&m.conv1, &m.conv2});
+  to.convolutions({&m.conv1, &m.conv2});
   m.audio_positions = b.take("encoder.positional_embedding", {d.n_audio_ctx, da}).data;
   for (int i = 0; i < d.n_audio_layer; ++i) {
     const std::string p = "encoder.blocks." + std::to_string(i);

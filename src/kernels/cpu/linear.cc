@@ -83,6 +83,9 @@ void Linear::convert(WeightFormat format) {
     case WeightFormat::kPackedBfloat16:
       packed_ = std::make_shared<PackedGemm>(weight_.data(), out_, in_, bias_, GemmPrecision::kBfloat16);
       break;
+    case WeightFormat::kPackedInt8:
+      packed_ = std::make_shared<PackedGemm>(weight_.data(), out_, in_, bias_, GemmPrecision::kInt8);
+      break;
     case WeightFormat::kFloat16Rows:  // rounded to nearest even (exact for an fp16 checkpoint)
       resize_on_huge_pages(half_rows_, weight_.size());
       float_to_fp16_exact_n(weight_.data(), weight_.size(), half_rows_.data());
@@ -103,6 +106,7 @@ size_t Linear::weight_bytes() const {
   switch (format_) {
     case WeightFormat::kFloat32: return weight_.size() * sizeof(float);
     case WeightFormat::kPackedFloat32: return static_cast<size_t>(out_) * in_ * sizeof(float);
+    case WeightFormat::kPackedInt8: return static_cast<size_t>(out_) * in_ + static_cast<size_t>(out_) * sizeof(float);
     case WeightFormat::kPackedBfloat16:
     case WeightFormat::kFloat16Rows:
     case WeightFormat::kBfloat16Rows: return static_cast<size_t>(out_) * in_ * sizeof(uint16_t);
@@ -119,7 +123,8 @@ void Linear::forward(const float* x, int rows, float* y, int ldx, int ldy) const
   const StreamingOutput out{bias(), y, ldy};
   switch (format_) {
     case WeightFormat::kPackedFloat32:
-    case WeightFormat::kPackedBfloat16: return packed_->forward(x, rows, ldx, y, ldy, /*gelu=*/false);
+    case WeightFormat::kPackedBfloat16:
+    case WeightFormat::kPackedInt8: return packed_->forward(x, rows, ldx, y, ldy, /*gelu=*/false);
     case WeightFormat::kFloat16Rows: return stream_product_f16(x, rows, ldx, half_rows_.data(), in_, out_, out);
     case WeightFormat::kBfloat16Rows: return stream_product_bf16(x, rows, ldx, half_rows_.data(), in_, out_, out);
     case WeightFormat::kInt8Rows: return stream_product_int8(x, rows, ldx, int8_rows_, in_, out_, out);
@@ -130,7 +135,7 @@ void Linear::forward(const float* x, int rows, float* y, int ldx, int ldy) const
 }
 
 void Linear::forward_gelu(const float* x, int rows, float* y) const {
-  if (format_ == WeightFormat::kPackedFloat32 || format_ == WeightFormat::kPackedBfloat16) {
+  if (packed_) {
     rows_multiplied_.add(rows);
     return packed_->forward(x, rows, in_, y, out_, /*gelu=*/true);
   }
@@ -152,7 +157,8 @@ void Linear::weight_row(int o, float* out) const {
       for (int i = 0; i < in_; ++i) out[i] = int8_rows_.values[at + i] * int8_rows_.scales[o];
       return;
     case WeightFormat::kPackedFloat32:
-    case WeightFormat::kPackedBfloat16: break;
+    case WeightFormat::kPackedBfloat16:
+    case WeightFormat::kPackedInt8: break;
   }
   throw Error("packed GEMM weights cannot be read back by row");
 }

@@ -1,8 +1,8 @@
 // A dense layer y = x W^T + b with W stored [out x in] as PyTorch stores it. The weights live in one
 // format, chosen at load by the compute type (auris::ComputeType) and the layer's use:
 //  - kFloat32: fp32 as loaded; a few rows through the streaming kernel, more through oneDNN's sgemm
-//  - kPackedFloat32 / kPackedBfloat16: packed for oneDNN's matmul (packed_gemm.h), for the products
-//    over many rows (encoder, the window's cross K/V), with bias and GELU fused
+//  - kPackedFloat32 / kPackedBfloat16 / kPackedInt8: packed for oneDNN's matmul (packed_gemm.h), for
+//    the products over many rows (encoder, the window's cross K/V), with bias and GELU fused
 //  - kFloat16Rows / kBfloat16Rows / kInt8Rows: narrower rows for the decode step's weight streaming
 //    (streaming_product.h); fp16 is exact for weights that fp16 represents (an fp16 checkpoint's),
 //    and rounds the others to nearest even. Many rows (a prefill, a batched step) go across rows
@@ -24,7 +24,7 @@ namespace auris {
 
 class PackedGemm;
 
-enum class WeightFormat { kFloat32, kPackedFloat32, kPackedBfloat16, kFloat16Rows, kBfloat16Rows, kInt8Rows };
+enum class WeightFormat { kFloat32, kPackedFloat32, kPackedBfloat16, kPackedInt8, kFloat16Rows, kBfloat16Rows, kInt8Rows };
 
 class Linear {
  public:

@@ -2,9 +2,13 @@
 
 #include <dnnl.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "auris/error.h"
+#include "kernels/cpu/norm_activation.h"
 #include "model/half_float.h"
 #include "util/huge_pages.h"
 
@@ -20,14 +24,63 @@ dnnl::engine& cpu_engine() {
   return engine;
 }
 
-dt element_type(GemmPrecision p) { return p == GemmPrecision::kBfloat16 ? dt::bf16 : dt::f32; }
+// The largest weight magnitude of kInt8 (7 bits, see the header) and of its activations (8 bits).
+constexpr float kWeightLevels = 63.0f;
+constexpr float kActivationLevels = 127.0f;
+// Activations are stored as unsigned bytes, shifted by this much (oneDNN's AVX2 kernels take u8 x s8).
+constexpr int kActivationShift = 128;
+
+dt source_type(GemmPrecision p) {
+  return p == GemmPrecision::kBfloat16 ? dt::bf16 : p == GemmPrecision::kInt8 ? dt::u8 : dt::f32;
+}
+dt weight_type(GemmPrecision p) {
+  return p == GemmPrecision::kBfloat16 ? dt::bf16 : p == GemmPrecision::kInt8 ? dt::s8 : dt::f32;
+}
+// One row of activations to unsigned bytes: round(x / scale) + kActivationShift, the scale the row's
+// largest magnitude / kActivationLevels. Returns the scale. Written for the compiler to vectorise
+// (halves rounded away from zero: no call to nearbyint per value).
+float quantize_row(const float* __restrict x, int n, uint8_t* __restrict q) {
+  constexpr int kLanes = 8;  // separate maxima per lane: a vectorised max, not a serial reduction
+  float lanes[kLanes] = {};
+  int i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) {
+      const float magnitude = std::fabs(x[i + l]);
+      lanes[l] = magnitude > lanes[l] ? magnitude : lanes[l];
+    }
+  for (; i < n; ++i) lanes[0] = std::max(lanes[0], std::fabs(x[i]));
+  const float largest = *std::max_element(lanes, lanes + kLanes);
+  const float scale = largest / kActivationLevels;
+  const float inverse = scale > 0.0f ? 1.0f / scale : 0.0f;
+  for (i = 0; i < n; ++i) {
+    const float v = x[i] * inverse;
+    q[i] = static_cast<uint8_t>(static_cast<int>(v + std::copysign(0.5f, v)) + kActivationShift);
+  }
+  return scale;
+}
+
+// One row of int32 sums back to floats: (sum - shift_sum) * row_scale * weight_scale + bias.
+void dequantize_row(const int32_t* __restrict sums, const int32_t* __restrict shift_sums,
+                    const float* __restrict weight_scales, float row_scale, const float* __restrict bias, int n,
+                    float* __restrict y) {
+  for (int o = 0; o < n; ++o) y[o] = static_cast<float>(sums[o] - shift_sums[o]) * (row_scale * weight_scales[o]);
+  if (bias)
+    for (int o = 0; o < n; ++o) y[o] += bias[o];
+}
+
+const char* precision_name(GemmPrecision p) {
+  return p == GemmPrecision::kBfloat16 ? "bfloat16" : p == GemmPrecision::kInt8 ? "int8" : "float32";
+}
 
 // rows is a runtime dimension: one primitive serves every row count, and the weights' packed layout
-// does not depend on it.
+// does not depend on it. kInt8 leaves the bias and GELU to its own epilogue (the scales are per row
+// and per output, which oneDNN's output scales are not).
 dnnl::matmul::primitive_desc make_desc(int in, int out, bool has_bias, bool gelu, GemmPrecision p) {
-  const memory::desc src({DNNL_RUNTIME_DIM_VAL, in}, element_type(p), {DNNL_RUNTIME_DIM_VAL, 1});
-  const memory::desc weights({in, out}, element_type(p), memory::format_tag::any);
-  const memory::desc dst({DNNL_RUNTIME_DIM_VAL, out}, dt::f32, {DNNL_RUNTIME_DIM_VAL, 1});
+  const bool int8 = p == GemmPrecision::kInt8;
+  const memory::desc src({DNNL_RUNTIME_DIM_VAL, in}, source_type(p), {DNNL_RUNTIME_DIM_VAL, 1});
+  const memory::desc weights({in, out}, weight_type(p), memory::format_tag::any);
+  const memory::desc dst({DNNL_RUNTIME_DIM_VAL, out}, int8 ? dt::s32 : dt::f32, {DNNL_RUNTIME_DIM_VAL, 1});
+  if (int8) return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, dst), cpu_engine());
   const memory::desc bias = has_bias ? memory::desc({1, out}, dt::f32, memory::format_tag::ab) : memory::desc();
   dnnl::primitive_attr attr;
   if (gelu) {
@@ -44,21 +97,28 @@ struct PackedGemm::State {
   memory weights;
   memory bias;
   bool has_bias = false;
+  // kInt8: each output's weight scale, and kActivationShift times the sum of its integer weights
+  // (what the shift of the activations adds to each output, taken off again).
+  std::vector<float> weight_scales;
+  std::vector<int32_t> shift_sums;
+  std::vector<float> bias_values;
   // The plain product and the one with GELU fused, each made on first use.
   mutable std::once_flag made[2];
   mutable std::unique_ptr<dnnl::matmul> matmul[2];
 };
 
 bool PackedGemm::supported(GemmPrecision precision) {
-  static const bool bf16 = [] {
+  auto probe = [](GemmPrecision p) {
     try {
-      make_desc(64, 64, false, false, GemmPrecision::kBfloat16);
+      make_desc(64, 64, false, false, p);
       return true;
     } catch (const dnnl::error&) {
       return false;
     }
-  }();
-  return precision == GemmPrecision::kFloat32 || bf16;
+  };
+  static const bool bf16 = probe(GemmPrecision::kBfloat16);
+  static const bool int8 = probe(GemmPrecision::kInt8);
+  return precision == GemmPrecision::kFloat32 || (precision == GemmPrecision::kBfloat16 ? bf16 : int8);
 }
 
 PackedGemm::PackedGemm(const float* weight, int out, int in, const std::vector<float>& bias, GemmPrecision precision)
@@ -66,20 +126,43 @@ PackedGemm::PackedGemm(const float* weight, int out, int in, const std::vector<f
   try {
     state_->has_bias = !bias.empty();
     const auto desc = make_desc(in, out, state_->has_bias, false, precision);
-    // W [out x in] row-major is the matmul's [in x out] weights with strides {1, in}: "ba".
-    memory plain({{in, out}, dt::f32, memory::format_tag::ba}, cpu_engine(), const_cast<float*>(weight));
     state_->weights = memory(desc.weights_desc(), cpu_engine());
     advise_huge_pages(state_->weights.get_data_handle(), desc.weights_desc().get_size());
     dnnl::stream stream(cpu_engine());
-    dnnl::reorder(plain, state_->weights).execute(stream, plain, state_->weights);
-    if (state_->has_bias) {
-      state_->bias = memory({{1, out}, dt::f32, memory::format_tag::ab}, cpu_engine());
-      std::copy(bias.begin(), bias.end(), static_cast<float*>(state_->bias.get_data_handle()));
+    // W [out x in] row-major is the matmul's [in x out] weights with strides {1, in}: "ba".
+    if (precision == GemmPrecision::kInt8) {
+      std::vector<int8_t> quantized(static_cast<size_t>(out) * in);
+      state_->weight_scales.resize(out);
+      state_->shift_sums.resize(out);
+      for (int o = 0; o < out; ++o) {
+        const float* row = weight + static_cast<size_t>(o) * in;
+        float largest = 0.0f;
+        for (int i = 0; i < in; ++i) largest = std::max(largest, std::fabs(row[i]));
+        const float scale = largest / kWeightLevels;
+        int32_t sum = 0;
+        for (int i = 0; i < in; ++i) {
+          const auto q = static_cast<int8_t>(scale > 0.0f ? std::nearbyint(row[i] / scale) : 0.0f);
+          quantized[static_cast<size_t>(o) * in + i] = q;
+          sum += q;
+        }
+        state_->weight_scales[o] = scale;
+        state_->shift_sums[o] = kActivationShift * sum;
+      }
+      state_->bias_values = bias;
+      memory plain({{in, out}, dt::s8, memory::format_tag::ba}, cpu_engine(), quantized.data());
+      dnnl::reorder(plain, state_->weights).execute(stream, plain, state_->weights);
+    } else {
+      memory plain({{in, out}, dt::f32, memory::format_tag::ba}, cpu_engine(), const_cast<float*>(weight));
+      dnnl::reorder(plain, state_->weights).execute(stream, plain, state_->weights);
+      if (state_->has_bias) {
+        state_->bias = memory({{1, out}, dt::f32, memory::format_tag::ab}, cpu_engine());
+        std::copy(bias.begin(), bias.end(), static_cast<float*>(state_->bias.get_data_handle()));
+      }
     }
     stream.wait();
   } catch (const dnnl::error& e) {
-    throw Error(std::string("oneDNN has no ") + (precision == GemmPrecision::kBfloat16 ? "bfloat16" : "float32") +
-                " matrix product for this CPU (" + e.what() + "): use --compute-type float32");
+    throw Error(std::string("oneDNN has no ") + precision_name(precision) + " matrix product for this CPU (" + e.what() +
+                "): use --compute-type float32");
   }
 }
 
@@ -87,6 +170,7 @@ PackedGemm::~PackedGemm() = default;
 
 void PackedGemm::forward(const float* x, int rows, int ldx, float* y, int ldy, bool gelu) const {
   if (rows == 0) return;
+  if (precision_ == GemmPrecision::kInt8) return forward_int8(x, rows, ldx, y, ldy, gelu);
   const State& s = *state_;
   std::call_once(s.made[gelu], [&] {
     s.matmul[gelu] = std::make_unique<dnnl::matmul>(make_desc(in_, out_, s.has_bias, gelu, precision_));
@@ -109,6 +193,36 @@ void PackedGemm::forward(const float* x, int rows, int ldx, float* y, int ldy, b
   if (s.has_bias) args.insert({DNNL_ARG_BIAS, s.bias});
   s.matmul[gelu]->execute(stream, args);
   stream.wait();
+}
+
+void PackedGemm::forward_int8(const float* x, int rows, int ldx, float* y, int ldy, bool gelu) const {
+  const State& s = *state_;
+  std::call_once(s.made[0], [&] { s.matmul[0] = std::make_unique<dnnl::matmul>(make_desc(in_, out_, false, false, precision_)); });
+  thread_local std::vector<uint8_t> quantized;
+  thread_local std::vector<float> row_scales;
+  thread_local std::vector<int32_t> sums;
+  quantized.resize(static_cast<size_t>(rows) * in_);
+  row_scales.resize(rows);
+  sums.resize(static_cast<size_t>(rows) * out_);
+  uint8_t* q = quantized.data();
+  float* scales = row_scales.data();
+  const int in = in_;
+#pragma omp parallel for schedule(static)
+  for (int r = 0; r < rows; ++r) scales[r] = quantize_row(x + static_cast<size_t>(r) * ldx, in, q + static_cast<size_t>(r) * in);
+  memory src({{rows, in_}, dt::u8, {in_, 1}}, cpu_engine(), q);
+  memory dst({{rows, out_}, dt::s32, {out_, 1}}, cpu_engine(), sums.data());
+  dnnl::stream stream(cpu_engine());
+  s.matmul[0]->execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, dst}});
+  stream.wait();
+  const int32_t* acc = sums.data();
+  const int out = out_;
+#pragma omp parallel for schedule(static)
+  for (int r = 0; r < rows; ++r) {
+    float* yr = y + static_cast<size_t>(r) * ldy;
+    dequantize_row(acc + static_cast<size_t>(r) * out, s.shift_sums.data(), s.weight_scales.data(), scales[r],
+                   s.has_bias ? s.bias_values.data() : nullptr, out, yr);
+    if (gelu) gelu_inplace(yr, out);
+  }
 }
 
 }  // namespace auris
