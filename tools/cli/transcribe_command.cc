@@ -57,9 +57,9 @@ struct TranscribeArgs {
   int max_line_width = 0, max_line_count = 0, max_words_per_line = 0;
   bool highlight_words = false;
   std::string device = "cpu";
-  // The fastest type whose WER stays within 0.3 points of float32's in every measurement
-  // (docs/BENCHMARKS.md), on either device: float16. On the CPU it gives openai's tokens on every
-  // parity fixture (int8 and bfloat16 lose 1.2-1.6 points with beam 5 on the long-form file).
+  // The fastest type that gives openai's tokens on every parity fixture, on either device: float16.
+  // int8 is faster on the CPU and within 0.3 WER points of float32's (docs/BENCHMARKS.md), but its
+  // tokens are its own.
   std::string compute_type = "float16";
   bool print_timings = false;
   EngineAblations ablations;
@@ -268,8 +268,9 @@ Command add_transcribe_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--compute-type", a->compute_type,
                   "Arithmetic: float16 (on the CPU float32's arithmetic with an fp16 cross-attention cache: faster "
-                  "decode steps), float32 (openai/whisper's arithmetic), int8 (int8 decoder weights: greedy decoding "
-                  "1.21-1.27x faster than float16; base with beam 5 loses 0.82 WER points), or bfloat16")
+                  "decode steps), float32 (openai/whisper's arithmetic), int8 (int8 encoder products and decoder "
+                  "weights: 1.20-1.21x faster than float16 greedy, 1.02-1.30x with beam 5, WER within 0.3 points "
+                  "of float32's), or bfloat16")
       ->check(CLI::IsMember({"float32", "bfloat16", "int8", "float16"}))
       ->capture_default_str();
   add_vad_options(*cmd, *a);
