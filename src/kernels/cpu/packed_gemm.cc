@@ -53,7 +53,8 @@ float quantize_row(const float* __restrict x, int n, uint8_t* __restrict q) {
   const float scale = largest / kActivationLevels;
   const float inverse = scale > 0.0f ? 1.0f / scale : 0.0f;
   for (i = 0; i < n; ++i) {
-    const float v = x[i] * inverse;
+    // Clamped, NaN to the lowest level: a damaged model's inf or NaN must not reach the conversion.
+    const float v = std::min(kActivationLevels, std::max(-kActivationLevels, x[i] * inverse));
     q[i] = static_cast<uint8_t>(static_cast<int>(v + std::copysign(0.5f, v)) + kActivationShift);
   }
   return scale;
@@ -141,7 +142,8 @@ PackedGemm::PackedGemm(const float* weight, int out, int in, const std::vector<f
         const float scale = largest / kWeightLevels;
         int32_t sum = 0;
         for (int i = 0; i < in; ++i) {
-          const auto q = static_cast<int8_t>(scale > 0.0f ? std::nearbyint(row[i] / scale) : 0.0f);
+          const float level = scale > 0.0f ? std::min(kWeightLevels, std::max(-kWeightLevels, row[i] / scale)) : 0.0f;
+          const auto q = static_cast<int8_t>(std::nearbyint(level));
           quantized[static_cast<size_t>(o) * in + i] = q;
           sum += q;
         }
