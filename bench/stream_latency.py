@@ -12,7 +12,7 @@ speed it plays, against the offline transcript of the same file.
  - Cost: compute seconds per audio second, and the margin to real time.
 
 Usage: bench/stream_latency.py [--cli build/auris] [--model tiny.en] [--step-ms 500] [--threads 2]
-       [--audio ...longform/hifitts-dev-concat.flac] [--beam-size 5] [--peer VENV/bin/python]
+       [--audio ...longform/hifitts-dev-concat.flac] [--beam-size 5] [--compute-type int8] [--peer VENV/bin/python]
        [--server build/pyenv/bin/python] [--hallucination-silence-threshold S] [--vad-model FILE]
 With --vad-model (a Silero ggml file, or silero-vad for the cached one), `auris stream --vad` runs the
 same feed too, reported beside the stream without VAD.
@@ -53,9 +53,9 @@ def wer(cli, reference_text, hypothesis_text):
     return float(re.search(r"WER ([0-9.]+)", out).group(1))
 
 
-def offline_words(cli, model, audio, threads, beam):
+def offline_words(cli, model, audio, threads, beam, compute):
     with tempfile.TemporaryDirectory() as d:
-        subprocess.run([cli, "transcribe", "-m", model, "-t", str(threads), "--beam-size", str(beam),
+        subprocess.run([cli, "transcribe", "-m", model, "-t", str(threads), "--beam-size", str(beam), *compute,
                         "--word-timestamps", "-f", "json", "-o", d, audio], check=True, capture_output=True)
         transcript = json.loads(next(Path(d).glob("*.json")).read_text())
     words = [w for s in transcript["segments"] for w in s.get("words", [])]
@@ -141,6 +141,7 @@ def main():
     parser.add_argument("--step-ms", type=int, default=500)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--beam-size", type=int, default=5)
+    parser.add_argument("--compute-type", help="auris's, for the stream and the offline run (default: the CLI's)")
     parser.add_argument("--peer", help="python of scripts/setup_stream_peer.sh's venv (whisper_streaming on faster-whisper)")
     parser.add_argument("--hallucination-silence-threshold", type=float, help="auris stream's option of that name")
     parser.add_argument("--server", help="python with websockets: also through auris serve's realtime WebSocket")
@@ -148,13 +149,14 @@ def main():
     args = parser.parse_args()
 
     reference_text = Path(args.audio).with_suffix(".txt").read_text()
-    offline_text, words = offline_words(args.cli, args.model, args.audio, args.threads, args.beam_size)
+    compute = ["--compute-type", args.compute_type] if args.compute_type else []
+    offline_text, words = offline_words(args.cli, args.model, args.audio, args.threads, args.beam_size, compute)
     offline_wer = wer(args.cli, reference_text, offline_text)
     silence = longest_gap(words)
-    print(f"CPU: {cpu_name()}; {args.model}, beam {args.beam_size}, step {args.step_ms} ms, {args.threads} threads, "
+    print(f"CPU: {cpu_name()}; {args.model} {args.compute_type or ''}, beam {args.beam_size}, step {args.step_ms} ms, {args.threads} threads, "
           f"{Path(args.audio).name} fed at real time; silence {silence[0]:.1f}-{silence[1]:.1f} s")
-    extra = ["--hallucination-silence-threshold", str(args.hallucination_silence_threshold)] \
-        if args.hallucination_silence_threshold else []
+    extra = compute + (["--hallucination-silence-threshold", str(args.hallucination_silence_threshold)]
+                       if args.hallucination_silence_threshold else [])
     committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms,
                                                args.beam_size, extra)
     report("auris stream", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
