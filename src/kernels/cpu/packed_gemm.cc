@@ -8,6 +8,7 @@
 #include <string>
 
 #include "auris/error.h"
+#include "kernels/cpu/cpu_path.h"
 #include "kernels/cpu/norm_activation.h"
 #include "model/half_float.h"
 #include "util/huge_pages.h"
@@ -124,6 +125,9 @@ bool PackedGemm::supported(GemmPrecision precision) {
 
 PackedGemm::PackedGemm(const float* weight, int out, int in, const std::vector<float>& bias, GemmPrecision precision)
     : out_(out), in_(in), precision_(precision), state_(std::make_unique<State>()) {
+  // forward() calls the dispatched kernels inside parallel regions, where a bad $AURIS_CPU_PATH
+  // would terminate the process: choosing the path here makes it an exception.
+  cpu_path();
   try {
     state_->has_bias = !bias.empty();
     const auto desc = make_desc(in, out, state_->has_bias, false, precision);
