@@ -52,8 +52,15 @@ std::vector<float> lay_out(const PackedChunk& pack, const std::function<std::vec
 
 namespace {
 
-// The item a time lies in: the one containing it, else the nearest (a word in a gap).
-size_t item_of(double t, const std::vector<PackedItem>& items) {
+// The item a time lies in, or items.size() when it lies in a gap.
+size_t item_containing(double t, const std::vector<PackedItem>& items) {
+  for (size_t i = 0; i < items.size(); ++i)
+    if (t >= items[i].start_s && t <= items[i].end_s) return i;
+  return items.size();
+}
+
+// The item a time lies in: the one containing it, else the nearest.
+size_t item_nearest(double t, const std::vector<PackedItem>& items) {
   size_t best = 0;
   double best_distance = 1e300;
   for (size_t i = 0; i < items.size(); ++i) {
@@ -61,6 +68,16 @@ size_t item_of(double t, const std::vector<PackedItem>& items) {
     if (d < best_distance) best = i, best_distance = d;
   }
   return best;
+}
+
+// The item a word was spoken in. The alignment gives the silence before a word to that word, so
+// the first word after a gap often starts in the gap or even in the chunk before it, while its end
+// is where it was spoken: a word goes to the chunk its end lies in. A last word can reach into
+// the gap after its chunk: then its start decides.
+size_t item_of(const Word& w, const std::vector<PackedItem>& items) {
+  if (size_t i = item_containing(w.end, items); i < items.size()) return i;
+  if (size_t i = item_containing(w.start, items); i < items.size()) return i;
+  return item_nearest(0.5 * (w.start + w.end), items);
 }
 
 }  // namespace
@@ -71,7 +88,7 @@ std::vector<std::vector<Segment>> split_packed(const std::vector<Segment>& segme
   for (const Segment& s : segments) {
     // The words of each item, in order.
     std::vector<std::vector<Word>> parts(items.size());
-    for (const Word& w : s.words) parts[item_of(0.5 * (w.start + w.end), items)].push_back(w);
+    for (const Word& w : s.words) parts[item_of(w, items)].push_back(w);
     const long owners = std::count_if(parts.begin(), parts.end(), [](const auto& p) { return !p.empty(); });
     for (size_t i = 0; i < items.size(); ++i) {
       if (parts[i].empty()) continue;

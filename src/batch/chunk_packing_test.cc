@@ -47,28 +47,37 @@ Segment segment(double start, double end, std::vector<Word> words) {
   return s;
 }
 
-TEST(SplitPacked, WordsGoToTheChunkOfTheirMiddle) {
+TEST(SplitPacked, WordsGoToTheChunkTheirEndLiesIn) {
   AURIS_REQUIRE_SHARED_DATA(data);
   const Tokenizer tokenizer(test::tiktoken_vocab(data, "gpt2"), 99);
   const std::vector<PackedItem> items = {{7, 0.0, 4.0}, {9, 5.0, 9.0}};
   const std::vector<Segment> segments = {
       segment(0.0, 3.0, {{" Hello", 0.1, 0.5, 0.9}, {" there.", 0.6, 1.2, 0.9}}),
       // One segment over the gap: its words are shared out, its text encoded again per part.
-      segment(3.0, 7.0, {{" Good", 3.1, 3.6, 0.9}, {" bye", 4.3, 4.5, 0.9}, {" morning.", 5.2, 5.9, 0.9}}),
+      segment(3.0, 7.0,
+              {{" Good", 3.1, 3.4, 0.9},
+               // Ends in the gap: its start, in the first chunk, decides.
+               {" bye", 3.5, 4.2, 0.9},
+               // Wholly in the gap: the chunk nearest its middle (4.35 s), the first.
+               {" um", 4.3, 4.4, 0.9},
+               // Starts in the first chunk, as the alignment gives it the silence before it, and ends in
+               // the second: spoken in the second, though its middle (4.55 s) is nearer the first.
+               {" in", 3.9, 5.2, 0.9},
+               {" morning.", 5.2, 5.9, 0.9}}),
   };
   const std::vector<std::vector<Segment>> parts = split_packed(segments, items, tokenizer, /*keep_words=*/true);
   ASSERT_EQ(parts.size(), 2u);
   ASSERT_EQ(parts[0].size(), 2u);
   EXPECT_EQ(parts[0][0].text, " Hello there.");
   EXPECT_EQ(parts[0][0].tokens, (std::vector<int>{1, 2, 3})) << "a whole segment keeps its tokens";
-  // " bye" in the gap (4.4 s) is nearer the first chunk's end (4.0) than the second's start (5.0).
-  EXPECT_EQ(parts[0][1].text, " Good bye");
-  EXPECT_EQ(parts[0][1].tokens, tokenizer.encode(" Good bye"));
+  EXPECT_EQ(parts[0][1].text, " Good bye um");
+  EXPECT_EQ(parts[0][1].tokens, tokenizer.encode(" Good bye um"));
   ASSERT_EQ(parts[1].size(), 1u);
-  EXPECT_EQ(parts[1][0].text, " morning.");
-  EXPECT_NEAR(parts[1][0].start, 0.2, 1e-9);  // relative to the second chunk
-  EXPECT_NEAR(parts[1][0].words[0].end, 0.9, 1e-9);
-  EXPECT_EQ(parts[0][1].words.size(), 2u);
+  EXPECT_EQ(parts[1][0].text, " in morning.");
+  EXPECT_NEAR(parts[1][0].start, 0.0, 1e-9) << "relative to the second chunk, clamped to its start";
+  EXPECT_NEAR(parts[1][0].words[1].end, 0.9, 1e-9);
+  EXPECT_NEAR(parts[0][1].end, 4.0, 1e-9) << "clamped to the first chunk's end";
+  EXPECT_EQ(parts[0][1].words.size(), 3u);
   EXPECT_EQ(split_packed(segments, items, tokenizer, false)[0][0].words.size(), 0u);
 }
 
