@@ -79,14 +79,18 @@ class Bench:
         out = subprocess.run([self.auris, "wer", ref, hyp], capture_output=True, text=True, check=True).stdout
         return float(out.split()[1])
 
-    def auris_run(self, model, files, compute_type, batch, pack=False, beam=5):
+    def auris_run(self, model, files, compute_type, batch, variant="", beam=5):
+        """variant: words among "pack" (--pack) and "one-temperature" (no fallback to sampling, as
+        faster-whisper's batched pipeline decodes); "" is openai's decoding, one window a chunk."""
         # Told the language, as faster-whisper is: untold, base detects each file's on its own encoder pass.
         argv = [self.auris, "transcribe", "--model", model_dir(model), "--compute-type", compute_type, "--threads",
                 str(self.args.threads), "--beam-size", str(beam if beam > 1 else 0), "--language", "en"]
         if batch:
             argv += ["--batch-size", str(batch), "--vad", "--vad-model", VAD, "--without-timestamps"]
-            if pack:
+            if "pack" in variant.split():
                 argv.append("--pack")
+            if "one-temperature" in variant.split():
+                argv += ["--temperature-increment-on-fallback", "0"]
         wall, rss, out = self.run(argv + files)
         return wall, rss, out.splitlines()
 
@@ -99,16 +103,18 @@ class Bench:
 
 
 def engines(args):
-    """(name, kind, compute type, batch, pack, beam) for every engine of the comparison."""
+    """(name, kind, compute type, batch, variant, beam) for every engine of the comparison."""
     out = []
     for beam in args.beams:
         tag = "greedy" if beam == 1 else f"beam{beam}"
-        out.append((f"auris seq float16 {tag}", "auris", "float16", 0, False, beam))
+        out.append((f"auris seq float16 {tag}", "auris", "float16", 0, "", beam))
         for batch in args.batch_sizes:
             for ct in args.auris_compute_types:
-                out.append((f"auris b{batch} {ct} {tag}", "auris", ct, batch, False, beam))
+                out.append((f"auris b{batch} {ct} {tag}", "auris", ct, batch, "", beam))
+                if args.one_temperature:
+                    out.append((f"auris b{batch} {ct} one-temperature {tag}", "auris", ct, batch, "one-temperature", beam))
             for ct in ("float32", "int8"):
-                out.append((f"faster-whisper b{batch} {ct} {tag}", "fw", ct, batch, False, beam))
+                out.append((f"faster-whisper b{batch} {ct} {tag}", "fw", ct, batch, "", beam))
     return out
 
 
@@ -127,12 +133,14 @@ def measure(bench, args):
             rows = {}
             runs = engines(args)
             if workload == "files66":  # packing: the workload it exists for
-                runs += [(f"auris b{b} {ct} pack {'greedy' if beam == 1 else f'beam{beam}'}", "auris", ct, b, True, beam)
-                         for beam in args.beams for b in args.batch_sizes for ct in args.auris_compute_types]
+                packed = ["pack"] + (["pack one-temperature"] if args.one_temperature else [])
+                runs += [(f"auris b{b} {ct} {v} {'greedy' if beam == 1 else f'beam{beam}'}", "auris", ct, b, v, beam)
+                         for beam in args.beams for b in args.batch_sizes for ct in args.auris_compute_types
+                         for v in packed]
             for repeat in range(args.repeats):
-                for name, kind, ct, batch, pack, beam in runs:
+                for name, kind, ct, batch, variant, beam in runs:
                     if kind == "auris":
-                        wall, rss, texts = bench.auris_run(model, files, ct, batch, pack, beam)
+                        wall, rss, texts = bench.auris_run(model, files, ct, batch, variant, beam)
                     else:
                         wall, rss, texts = bench.faster_whisper_run(model, files, ct, batch, beam)
                     row = rows.setdefault(name, {"wall": [], "rss": [], "wer": None})
@@ -250,6 +258,8 @@ def main():
     p.add_argument("--auris-compute-types", nargs="+", default=["float32", "int8"])
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--one-temperature", action="store_true",
+                   help="also run auris batched without the fallback to sampling, as faster-whisper batches")
     p.add_argument("--scaling", action="store_true")
     p.add_argument("--memory", action="store_true")
     p.add_argument("--bench-python", default=os.path.expanduser("~/.cache/auris/benchenv/bin/python"))
