@@ -22,7 +22,7 @@
 namespace auris {
 
 // Silence between two packed chunks. Longer gaps (1.5 s, 2 s) made Whisper end a window's text
-// early more often, and the seek loop's extra windows cost 1.5x-1.8x the time on the 66 files.
+// early more often, and the seek loop's extra windows cost 1.5x-1.9x the time on the 66 files.
 inline constexpr double kPackGapSeconds = 1.0;
 // Chunks at least this long get a window of their own.
 inline constexpr double kPackBelowSeconds = 20.0;
