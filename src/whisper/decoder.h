@@ -67,6 +67,7 @@ class Decoder {
   const std::vector<std::pair<int, int>>* capture_heads_ = nullptr;
   std::vector<float>* capture_out_ = nullptr;
   std::vector<float> x_, normed_, qkv_, attended_, projected_, hidden_, scratch_, gathered_, all_logits_;
+  std::vector<float*> row_destinations_;  // where each row of all_logits_ goes
   std::vector<int> logit_rows_;
   std::vector<Span> spans_;
   std::vector<const float*> own_keys_, own_values_;  // each row's positions after the shared prompt

@@ -9,6 +9,7 @@
 
 #include "auris/error.h"
 #include "kernels/cpu/attention.h"
+#include "kernels/cpu/row_quantization.h"
 #include "model/half_float.h"
 #include "util/huge_pages.h"
 
@@ -21,8 +22,8 @@ namespace {
 // [d x kKeyPanel] (t0 a whole number of panels), values by row. convert(value, t - t0) gives the
 // stored element. Panel by panel, each component's kKeyPanel keys are written as one run, where key
 // by key every component went to its own cache line.
-template <typename T, typename Convert>
-void regroup_rows(const float* src, size_t ld, int t0, int rows, int d, bool is_key, T* dst, Convert convert) {
+template <typename S, typename T, typename Convert>
+void regroup_rows(const S* src, size_t ld, int t0, int rows, int d, bool is_key, T* dst, Convert convert) {
   if (!is_key) {
     for (int t = 0; t < rows; ++t)
       for (int c = 0; c < d; ++c) dst[static_cast<size_t>(t0 + t) * d + c] = convert(src[t * ld + c], t);
@@ -84,18 +85,14 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out, 
         regroup_rows(src, projected_width, t0, rows, d_head_, is_key, dst + at, convert);
       };
       if (int8) {
-        thread_local std::vector<float> inverse_scales;
-        inverse_scales.resize(rows);
-        for (int t = 0; t < rows; ++t) {
-          const float* row = src + static_cast<size_t>(t) * projected_width;
-          float largest = 0.0f;
-          for (int c = 0; c < d_head_; ++c) largest = std::max(largest, std::fabs(row[c]));
-          scales_[static_cast<size_t>(b) * capacity_ + t0 + t] = largest / 127.0f;
-          inverse_scales[t] = largest > 0.0f ? 127.0f / largest : 0.0f;
-        }
-        regroup(quantized_.data(), [&](float v, int t) {
-          return static_cast<int8_t>(std::clamp(std::nearbyint(v * inverse_scales[t]), -127.0f, 127.0f));
-        });
+        // Each row of the head quantised in a run, then regrouped byte by byte.
+        thread_local std::vector<int8_t> staged;
+        staged.resize(static_cast<size_t>(rows) * d_head_);
+        for (int t = 0; t < rows; ++t)
+          scales_[static_cast<size_t>(b) * capacity_ + t0 + t] =
+              quantize_row_symmetric(src + static_cast<size_t>(t) * projected_width, d_head_, staged.data() + static_cast<size_t>(t) * d_head_);
+        regroup_rows(staged.data(), static_cast<size_t>(d_head_), t0, rows, d_head_, is_key, quantized_.data() + at,
+                     [](int8_t v, int) { return v; });
       } else if (half) {
         // Regrouped in fp32 first, then converted eight at a time (F16C): converted one by one in
         // the regrouping, the window's cross K/V took 1.1-1.3x as long as float32's.

@@ -13,6 +13,7 @@
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/cpu_path.h"
 #include "kernels/cpu/norm_activation.h"
+#include "kernels/cpu/row_quantization.h"
 #include "kernels/cpu/streaming_product.h"
 
 // X(return type, name, (parameters), (arguments))
@@ -38,6 +39,12 @@
   X(void, stream_product_bf16,                                                                                   \
     (const float* x, int rows, int ldx, const uint16_t* w, int in, int out, const StreamingOutput& o),          \
     (x, rows, ldx, w, in, out, o))                                                                               \
+  X(float, quantize_row_shifted, (const float* x, int n, uint8_t* q), (x, n, q))                                \
+  X(float, quantize_row_symmetric, (const float* x, int n, int8_t* q), (x, n, q))                              \
+  X(void, dequantize_row,                                                                                        \
+    (const int32_t* sums, const int32_t* offsets, const float* column_scales, float row_scale, const float* bias, \
+     int n, float* y),                                                                                           \
+    (sums, offsets, column_scales, row_scale, bias, n, y))                                                       \
   X(Int8Rows, quantize_int8_rows, (const float* w, int out, int in), (w, out, in))                               \
   X(void, stream_product_int8,                                                                                   \
     (const float* x, int rows, int ldx, const Int8Rows& w, int in, int out, const StreamingOutput& o),          \

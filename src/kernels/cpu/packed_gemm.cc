@@ -10,6 +10,7 @@
 #include "auris/error.h"
 #include "kernels/cpu/cpu_path.h"
 #include "kernels/cpu/norm_activation.h"
+#include "kernels/cpu/row_quantization.h"
 #include "model/half_float.h"
 #include "util/huge_pages.h"
 
@@ -25,10 +26,10 @@ dnnl::engine& cpu_engine() {
   return engine;
 }
 
-// The largest weight magnitude of kInt8 (7 bits, see the header) and of its activations (8 bits).
+// The largest weight magnitude of kInt8 (7 bits, see the header); its activations take 8 bits.
 constexpr float kWeightLevels = 63.0f;
-constexpr float kActivationLevels = 127.0f;
-// Activations are stored as unsigned bytes, shifted by this much (oneDNN's AVX2 kernels take u8 x s8).
+// Activations are stored as unsigned bytes, shifted by this much (oneDNN's AVX2 kernels take u8 x s8):
+// quantize_row_shifted's offset.
 constexpr int kActivationShift = 128;
 
 dt source_type(GemmPrecision p) {
@@ -37,39 +38,6 @@ dt source_type(GemmPrecision p) {
 dt weight_type(GemmPrecision p) {
   return p == GemmPrecision::kBfloat16 ? dt::bf16 : p == GemmPrecision::kInt8 ? dt::s8 : dt::f32;
 }
-// One row of activations to unsigned bytes: round(x / scale) + kActivationShift, the scale the row's
-// largest magnitude / kActivationLevels. Returns the scale. Written for the compiler to vectorise
-// (halves rounded away from zero: no call to nearbyint per value).
-float quantize_row(const float* __restrict x, int n, uint8_t* __restrict q) {
-  constexpr int kLanes = 8;  // separate maxima per lane: a vectorised max, not a serial reduction
-  float lanes[kLanes] = {};
-  int i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) {
-      const float magnitude = std::fabs(x[i + l]);
-      lanes[l] = magnitude > lanes[l] ? magnitude : lanes[l];
-    }
-  for (; i < n; ++i) lanes[0] = std::max(lanes[0], std::fabs(x[i]));
-  const float largest = *std::max_element(lanes, lanes + kLanes);
-  const float scale = largest / kActivationLevels;
-  const float inverse = scale > 0.0f ? 1.0f / scale : 0.0f;
-  for (i = 0; i < n; ++i) {
-    // Clamped, NaN to the lowest level: a damaged model's inf or NaN must not reach the conversion.
-    const float v = std::min(kActivationLevels, std::max(-kActivationLevels, x[i] * inverse));
-    q[i] = static_cast<uint8_t>(static_cast<int>(v + std::copysign(0.5f, v)) + kActivationShift);
-  }
-  return scale;
-}
-
-// One row of int32 sums back to floats: (sum - shift_sum) * row_scale * weight_scale + bias.
-void dequantize_row(const int32_t* __restrict sums, const int32_t* __restrict shift_sums,
-                    const float* __restrict weight_scales, float row_scale, const float* __restrict bias, int n,
-                    float* __restrict y) {
-  for (int o = 0; o < n; ++o) y[o] = static_cast<float>(sums[o] - shift_sums[o]) * (row_scale * weight_scales[o]);
-  if (bias)
-    for (int o = 0; o < n; ++o) y[o] += bias[o];
-}
-
 const char* precision_name(GemmPrecision p) {
   return p == GemmPrecision::kBfloat16 ? "bfloat16" : p == GemmPrecision::kInt8 ? "int8" : "float32";
 }
@@ -214,7 +182,7 @@ void PackedGemm::forward_int8(const float* x, int rows, int ldx, float* y, int l
   float* scales = row_scales.data();
   const int in = in_;
 #pragma omp parallel for schedule(static)
-  for (int r = 0; r < rows; ++r) scales[r] = quantize_row(x + static_cast<size_t>(r) * ldx, in, q + static_cast<size_t>(r) * in);
+  for (int r = 0; r < rows; ++r) scales[r] = quantize_row_shifted(x + static_cast<size_t>(r) * ldx, in, q + static_cast<size_t>(r) * in);
   memory src({{rows, in_}, dt::u8, {in_, 1}}, cpu_engine(), q);
   memory dst({{rows, out_}, dt::s32, {out_, 1}}, cpu_engine(), sums.data());
   dnnl::stream stream(cpu_engine());

@@ -1,0 +1,23 @@
+// Rows of floats to 8-bit integers with one scale per row, and int32 sums back to floats: the int8
+// matrix products' activations (packed_gemm) and the int8 cross-attention cache (kv_cache). Each is
+// defined by its plain loop in the comments; the CPU paths give the same integers.
+#pragma once
+
+#include <cstdint>
+
+namespace auris {
+
+// q[i] = round(x[i] / scale) + 128, halves away from zero, with scale = max |x| / 127 (0 for a row of
+// zeros) and inverse = 1 / scale: activations as unsigned bytes for u8 x s8 products. NaN goes to the
+// lowest level and is left out of the maximum. Returns scale.
+float quantize_row_shifted(const float* x, int n, uint8_t* q);
+
+// q[i] = round(x[i] * 127 / max |x|), halves to even, clamped to [-127, 127] (NaN to -127). Returns
+// max |x| / 127.
+float quantize_row_symmetric(const float* x, int n, int8_t* q);
+
+// y[o] = (sums[o] - offsets[o]) * (row_scale * column_scales[o]) + bias[o] (bias may be null).
+void dequantize_row(const int32_t* sums, const int32_t* offsets, const float* column_scales, float row_scale,
+                    const float* bias, int n, float* y);
+
+}  // namespace auris
