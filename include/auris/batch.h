@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <future>
 #include <memory>
 #include <span>
 #include <string>
@@ -29,6 +30,10 @@ class BatchTranscriber {
  public:
   // batch_size: chunks decoded together, 1 to 256. Throws auris::Error outside that range.
   BatchTranscriber(std::shared_ptr<const Model> model, int batch_size);
+  // With the model still loading (say, Model::load in std::async): the files are read and their
+  // speech found while it loads, and the model is waited for only before the first window. Its
+  // loading error is thrown by the first transcription.
+  BatchTranscriber(std::shared_future<std::shared_ptr<const Model>> model, int batch_size);
   ~BatchTranscriber();
   BatchTranscriber(const BatchTranscriber&) = delete;
   BatchTranscriber& operator=(const BatchTranscriber&) = delete;

@@ -75,7 +75,7 @@ const SileroVad& BatchScheduler::vad_model(const std::string& name_or_path) {
 std::shared_ptr<BatchScheduler::Ticket> BatchScheduler::submit(std::unique_ptr<SampleSource> audio,
                                                                const TranscribeOptions& options, Callbacks callbacks) {
   const ModelImpl& m = model_impl(*model_);
-  check_batch_options(options, m.weights.dims);
+  check_batch_options(options, &m.weights.dims);
   auto request = std::make_shared<Request>();
   request->options = options;
   request->callbacks = std::move(callbacks);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <mutex>
+#include <optional>
 
 #include "api/engine_access.h"
 #include "api/model_impl.h"
@@ -24,6 +25,12 @@ namespace {
 
 constexpr int kMaxBatchSize = 256;
 
+std::shared_future<std::shared_ptr<const Model>> loaded(std::shared_ptr<const Model> model) {
+  std::promise<std::shared_ptr<const Model>> ready;
+  ready.set_value(std::move(model));
+  return ready.get_future().share();
+}
+
 }  // namespace
 
 VadParameters batched_vad_parameters() {
@@ -34,7 +41,22 @@ VadParameters batched_vad_parameters() {
 }
 
 struct BatchTranscriber::Impl {
-  Impl(std::shared_ptr<const Model> m, int batch_size) : model(std::move(m)), batch(model_impl(*model).weights, batch_size) {}
+  Impl(std::shared_future<std::shared_ptr<const Model>> m, int size) : pending_model(std::move(m)), batch_size(size) {}
+
+  bool model_ready() const {
+    return batch || pending_model.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+
+  // The batch, once the model has loaded (its loading error rethrown here).
+  WindowBatch& ready() {
+    if (!batch) {
+      std::shared_ptr<const Model> loaded = pending_model.get();
+      if (!loaded) throw Error("BatchTranscriber was given no model");
+      model = std::move(loaded);
+      batch.emplace(model_impl(*model).weights, batch_size);
+    }
+    return *batch;
+  }
 
   const SileroVad& vad_model(const std::string& name_or_path) {
     const std::string path = resolve_vad_model_path(name_or_path, model_cache_dir());
@@ -55,7 +77,7 @@ struct BatchTranscriber::Impl {
     std::vector<Recording*> pending;
     for (Recording& r : recordings)
       if (r.chunks() > 0 && r.error.empty()) pending.push_back(&r);
-    batch.run(static_cast<int>(pending.size()), [&](WindowEngine& engine, int job) {
+    batch->run(static_cast<int>(pending.size()), [&](WindowEngine& engine, int job) {
       Recording& r = *pending[job];
       try {
         detect_recording_language(engine, m.tokenizer, m.weights.dims.n_mels, r);
@@ -112,7 +134,7 @@ struct BatchTranscriber::Impl {
       if (--r.remaining == 0) done(i, r);
     };
     const int jobs = static_cast<int>(alone.size() + packs.size());
-    batch.run(jobs, [&](WindowEngine& engine, int job) {
+    batch->run(jobs, [&](WindowEngine& engine, int job) {
       if (static_cast<size_t>(job) < alone.size()) {
         const size_t k = alone[job];
         const auto [i, c] = chunks[k];
@@ -164,13 +186,15 @@ struct BatchTranscriber::Impl {
       if (options.vad) vad = &vad_model(options.vad->model);
     } catch (const Error& e) {
       for (Recording& r : recordings) r.error = e.what();
+      ready();
       return transcribe(recordings, options, done);
     }
     // Reading each file and finding its speech is one thread's work: files go to all the threads,
-    // which would otherwise wait for it before the first window.
+    // which would otherwise wait for it before the first window. One file keeps them all for the
+    // products of its VAD's front end.
     std::exception_ptr failure;
     const long count = static_cast<long>(sources.size());
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (count > 1)
     for (long i = 0; i < count; ++i) {
       try {
         recordings[i] = measure_recording(std::move(sources[i]), options, vad);
@@ -182,21 +206,31 @@ struct BatchTranscriber::Impl {
       }
     }
     if (failure) std::rethrow_exception(failure);
+    ready();
+    check_batch_options(options, &model_impl(*model).weights.dims);
     detect_languages(recordings, options);
     transcribe(recordings, options, done);
   }
 
-  std::shared_ptr<const Model> model;
-  WindowBatch batch;
+  std::shared_future<std::shared_ptr<const Model>> pending_model;
+  int batch_size;
+  std::shared_ptr<const Model> model;  // and the batch, once ready() has run
+  std::optional<WindowBatch> batch;
   int threads = 0;
   bool packing = false;
   std::unique_ptr<SileroVad> vad;
   std::string vad_path;
 };
 
-BatchTranscriber::BatchTranscriber(std::shared_ptr<const Model> model, int batch_size) {
+BatchTranscriber::BatchTranscriber(std::shared_ptr<const Model> model, int batch_size)
+    : BatchTranscriber(loaded(std::move(model)), batch_size) {
+  impl_->ready();
+}
+
+BatchTranscriber::BatchTranscriber(std::shared_future<std::shared_ptr<const Model>> model, int batch_size) {
   if (batch_size < 1 || batch_size > kMaxBatchSize)
     throw Error("the batch size must be 1 to " + std::to_string(kMaxBatchSize) + ", got " + std::to_string(batch_size));
+  if (!model.valid()) throw Error("BatchTranscriber was given no model");
   impl_ = std::make_unique<Impl>(std::move(model), batch_size);
 }
 
@@ -209,12 +243,13 @@ void BatchTranscriber::set_threads(int threads) {
 
 void BatchTranscriber::set_packing(bool on) { impl_->packing = on; }
 
-EngineCounters EngineAccess::counters(const BatchTranscriber& batch) { return batch.impl_->batch.counters(); }
+EngineCounters EngineAccess::counters(const BatchTranscriber& batch) { return batch.impl_->ready().counters(); }
 
 void BatchTranscriber::transcribe_files(const std::vector<std::string>& paths, const TranscribeOptions& options,
                                         const std::function<void(size_t, Transcript)>& on_done,
                                         const std::function<void(size_t, const std::string&)>& on_error) {
-  check_batch_options(options, model_impl(*impl_->model).weights.dims);
+  if (impl_->model_ready()) impl_->ready();  // then the options are checked against it before any work
+  check_batch_options(options, impl_->model ? &model_impl(*impl_->model).weights.dims : nullptr);
   const ScopedThreadCount thread_count(impl_->threads);
   std::vector<std::unique_ptr<SampleSource>> sources;
   for (const std::string& path : paths) sources.push_back(std::make_unique<AudioFileSource>(path));
@@ -231,7 +266,8 @@ Transcript BatchTranscriber::transcribe(std::span<const float> samples, int samp
     throw Error("audio must be 16000 Hz mono for Whisper, got " + std::to_string(sample_rate) +
                 " Hz: resample it first (auris::load_audio does this for files)");
   if (samples.empty()) throw Error("the audio buffer is empty: there is nothing to transcribe");
-  check_batch_options(options, model_impl(*impl_->model).weights.dims);
+  impl_->ready();
+  check_batch_options(options, &model_impl(*impl_->model).weights.dims);
   const ScopedThreadCount thread_count(impl_->threads);
   std::vector<std::unique_ptr<SampleSource>> sources;
   sources.push_back(std::make_unique<MemorySampleSource>(samples));

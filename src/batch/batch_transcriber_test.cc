@@ -1,16 +1,20 @@
 // The batched pipeline: files decoded together give what each gives alone; long recordings come
 // back in order on their own timeline; VAD chunks map back to the original audio; packed short files
-// cost fewer windows and keep their words; bad files and bad options fail alone and clearly.
+// cost fewer windows and keep their words; bad files and bad options fail alone and clearly; a model
+// still loading is waited for, and its loading error reported.
 #include "api/engine_access.h"
 #include "auris/batch.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <future>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "auris/audio.h"
@@ -202,6 +206,34 @@ TEST_F(BatchTranscriberTest, BadSizesAndOptionsAreRefusedBeforeWork) {
   EXPECT_NE(test::error_of([&] { run(batch, clips_, o); }).find("threshold"), std::string::npos);
   EXPECT_EQ(engine_counters(batch).encoder_windows, 0);
   EXPECT_THROW(batch.transcribe(std::vector<float>(100, 0.1f), 8000, greedy()), Error);
+}
+
+TEST_F(BatchTranscriberTest, AModelStillLoadingIsWaitedForAndGivesTheSameText) {
+  std::promise<std::shared_ptr<const Model>> loading;
+  BatchTranscriber pending(loading.get_future().share(), 2);
+  // Resolved while the files are being read: the transcription waits for it, then decodes as usual.
+  std::thread load([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    loading.set_value(model_);
+  });
+  const std::vector<std::string> files(clips_.begin(), clips_.begin() + 2);
+  const std::map<size_t, std::string> late = run(pending, files, greedy());
+  load.join();
+  BatchTranscriber ready(model_, 2);
+  EXPECT_EQ(late, run(ready, files, greedy()));
+  EXPECT_EQ(engine_counters(pending).encoder_windows, 2);
+}
+
+TEST_F(BatchTranscriberTest, AModelThatFailedToLoadIsReportedByTheTranscription) {
+  std::promise<std::shared_ptr<const Model>> loading;
+  loading.set_exception(std::make_exception_ptr(Error("model file is truncated")));
+  BatchTranscriber batch(loading.get_future().share(), 2);
+  EXPECT_NE(test::error_of([&] { run(batch, clips_, greedy()); }).find("truncated"), std::string::npos);
+  std::promise<std::shared_ptr<const Model>> none;
+  none.set_value(nullptr);
+  BatchTranscriber empty(none.get_future().share(), 2);
+  EXPECT_NE(test::error_of([&] { run(empty, clips_, greedy()); }).find("no model"), std::string::npos);
+  EXPECT_THROW(BatchTranscriber(std::shared_future<std::shared_ptr<const Model>>(), 2), Error);
 }
 
 }  // namespace

@@ -18,9 +18,9 @@ double seconds(int64_t samples) { return static_cast<double>(samples) / kSampleR
 
 }  // namespace
 
-void check_batch_options(const TranscribeOptions& options, const ModelDims& dims) {
+void check_batch_options(const TranscribeOptions& options, const ModelDims* dims) {
   check_transcribe_options(options);
-  if (options.word_timestamps && dims.alignment_heads.empty())
+  if (options.word_timestamps && dims && dims->alignment_heads.empty())
     throw Error("this model has no alignment heads, so word timestamps cannot be computed; transcribe without them");
   if (options.vad) validate(*options.vad);
 }

@@ -40,8 +40,9 @@ struct Recording {
 };
 
 // The options batched transcription cannot use, and the ones every chunk checks, before any work:
-// throws auris::Error naming the option.
-void check_batch_options(const TranscribeOptions& options, const ModelDims& dims);
+// throws auris::Error naming the option. Without dims (the model still loading), the ones that
+// depend on the model are left for a second call.
+void check_batch_options(const TranscribeOptions& options, const ModelDims* dims);
 
 // One pass over the recording finds its chunks: with options.vad, its speech (found by `vad`)
 // grouped into at most 30 s (faster-whisper's collect_chunks); else its consecutive 30-s windows,

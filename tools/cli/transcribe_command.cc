@@ -80,7 +80,8 @@ bool given(const TranscribeArgs& a, const std::string& flag) {
 // --batch-size: faster-whisper's batched pipeline (include/auris/batch.h). Each file's text goes to
 // stdout in the order of the files, as soon as those before it are out; its output files as soon as
 // it is done.
-int transcribe_batched(const TranscribeArgs& a, const std::shared_ptr<const Model>& model, TranscribeOptions options,
+int transcribe_batched(const TranscribeArgs& a, const std::shared_future<std::shared_ptr<const Model>>& model,
+                       TranscribeOptions options,
                        const std::function<void(const std::string&, const Transcript&)>& write_files,
                        const std::function<void(const std::string&, const EngineCounters&)>& print_timings) {
   if (a.ablations.recompute_cross_kv_each_step || a.ablations.attend_full_self_cache)
@@ -318,9 +319,18 @@ Command add_transcribe_command(CLI::App& app) {
       validate_vad_flags(*options.vad);  // its parameters and its model, before the Whisper model loads
     }
     const Device device = parse_device(a->device);
-    const auto load_start = std::chrono::steady_clock::now();
-    const auto model = Model::load(a->model, parse_compute_type(a->compute_type), device);
-    const std::chrono::duration<double> load_time = std::chrono::steady_clock::now() - load_start;
+    const ComputeType compute_type = parse_compute_type(a->compute_type);
+    resolve_model_path(a->model);  // a name that is not there fails now, not after reading the audio
+    std::chrono::duration<double> load_time{};
+    auto load = [&] {
+      const auto load_start = std::chrono::steady_clock::now();
+      auto loaded = Model::load(a->model, compute_type, device);
+      load_time = std::chrono::steady_clock::now() - load_start;
+      return loaded;
+    };
+    // Batched, the model loads on a thread of its own while the files are read and their speech found.
+    const std::shared_future<std::shared_ptr<const Model>> pending_model =
+        a->batch_size > 0 ? std::async(std::launch::async, load).share() : std::shared_future<std::shared_ptr<const Model>>();
     // A file's output files (and what VAD kept, with --verbose).
     auto write_files = [&](const std::string& file, const Transcript& t) {
       if (a->verbose && options.vad)
@@ -331,11 +341,14 @@ Command add_transcribe_command(CLI::App& app) {
       for (const std::string& path : write_transcript(t, name, output_dir, format, subtitles))
         std::fprintf(stderr, "auris: wrote %s\n", path.c_str());
     };
+    std::shared_ptr<const Model> model;  // sequential: loaded here
     auto print_timings = [&](const std::string&, const EngineCounters& counters) {
       if (a->print_timings)
-        std::fprintf(stderr, "auris: timings %s\n", engine_timings_json(counters, model->info(), load_time.count()).c_str());
+        std::fprintf(stderr, "auris: timings %s\n",
+                     engine_timings_json(counters, (model ? model : pending_model.get())->info(), load_time.count()).c_str());
     };
-    if (a->batch_size > 0) return transcribe_batched(*a, model, options, write_files, print_timings);
+    if (a->batch_size > 0) return transcribe_batched(*a, pending_model, options, write_files, print_timings);
+    model = load();
     Transcriber transcriber(model);
     set_engine_ablations(transcriber, a->ablations);
     if (a->verbose)
