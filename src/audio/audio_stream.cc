@@ -2,12 +2,14 @@
 
 extern "C" {
 #include <libavcodec/avcodec.h>
-#include <libavdevice/avdevice.h>
+#include <libavdevice/version_major.h>
 #include <libavformat/avformat.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/opt.h>
 #include <libswresample/swresample.h>
 }
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdarg>
@@ -27,6 +29,27 @@ namespace fs = std::filesystem;
 
 namespace auris {
 namespace {
+
+// FFmpeg's capture devices (ALSA, PulseAudio, ...), registered on first use. libavdevice is opened
+// then rather than linked: its dependencies (X11, SDL, PulseAudio, ...) cost every process about
+// 60 ms of dynamic linking, whether or not it reads a microphone.
+void register_capture_devices() {
+  static std::once_flag once;
+  static std::string failure;
+  std::call_once(once, [] {
+    const std::string name = "libavdevice.so." + std::to_string(LIBAVDEVICE_VERSION_MAJOR);
+    void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    void* entry = library ? dlsym(library, "avdevice_register_all") : nullptr;
+    if (!entry) {
+      const char* why = dlerror();
+      failure = "input devices need FFmpeg's " + name + " (" + (why ? why : "not found") +
+                "): install it (Debian: apt-get install libavdevice" + std::to_string(LIBAVDEVICE_VERSION_MAJOR) + ")";
+      return;
+    }
+    reinterpret_cast<void (*)()>(entry)();
+  });
+  if (!failure.empty()) throw Error(failure);
+}
 
 // FFmpeg reports problems through av_log, by default straight to stderr. We keep the last error
 // message of the calling thread instead, to put it in the auris::Error we throw.
@@ -179,8 +202,7 @@ void AudioStream::Impl::open(const std::string& path, const AudioInput& input) {
 
   const AVInputFormat* format_wanted = nullptr;
   if (device) {
-    static std::once_flag devices_registered;
-    std::call_once(devices_registered, [] { avdevice_register_all(); });
+    register_capture_devices();
     format_wanted = av_find_input_format(input.format.c_str());
     if (!format_wanted)
       throw Error("FFmpeg has no input format or device \"" + input.format +
