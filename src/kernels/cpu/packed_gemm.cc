@@ -107,6 +107,7 @@ PackedGemm::PackedGemm(const float* weight, int out, int in, const std::vector<f
       std::vector<int8_t> quantized(static_cast<size_t>(out) * in);
       state_->weight_scales.resize(out);
       state_->shift_sums.resize(out);
+#pragma omp parallel for schedule(static)  // at load: each output's row on its own
       for (int o = 0; o < out; ++o) {
         const float* row = weight + static_cast<size_t>(o) * in;
         float largest = 0.0f;

@@ -254,6 +254,7 @@ Int8Rows quantize_int8_rows(const float* w, int out, int in) {
   Int8Rows q;
   resize_on_huge_pages(q.values, static_cast<size_t>(out) * in);
   q.scales.resize(out);
+#pragma omp parallel for schedule(static)  // at load: each column on its own
   for (int col = 0; col < out; ++col) {
     const float* wr = w + static_cast<size_t>(col) * in;
     float max_abs = 0.0f;
