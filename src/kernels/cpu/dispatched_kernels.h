@@ -41,6 +41,7 @@
     (x, rows, ldx, w, in, out, o))                                                                               \
   X(float, quantize_row_shifted, (const float* x, int n, uint8_t* q), (x, n, q))                                \
   X(float, quantize_row_symmetric, (const float* x, int n, int8_t* q), (x, n, q))                              \
+  X(float, quantize_row_int16, (const float* x, int n, int16_t* q), (x, n, q))                                  \
   X(void, dequantize_row,                                                                                        \
     (const int32_t* sums, const int32_t* offsets, const float* column_scales, float row_scale, const float* bias, \
      int n, float* y),                                                                                           \

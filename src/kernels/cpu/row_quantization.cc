@@ -84,6 +84,23 @@ float quantize_row_symmetric(const float* x, int n, int8_t* q) {
   return largest / kLevels;
 }
 
+float quantize_row_int16(const float* x, int n, int16_t* q) {
+  const float largest = largest_magnitude(x, n);
+  const float scale = largest > 0.0f ? largest / 16383.0f : 1.0f;
+  const float inverse = 1.0f / scale;
+  int i = 0;
+#if AURIS_SIMD_AVX2
+  const __m256 inv = _mm256_set1_ps(inverse);
+  for (; i + 16 <= n; i += 16) {  // cvtps rounds as lrint does: to nearest, halves to even
+    const __m256i lo = _mm256_cvtps_epi32(_mm256_mul_ps(simd::load(x + i), inv));
+    const __m256i hi = _mm256_cvtps_epi32(_mm256_mul_ps(simd::load(x + i + 8), inv));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i), _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), 0xD8));
+  }
+#endif
+  for (; i < n; ++i) q[i] = static_cast<int16_t>(std::lrint(x[i] * inverse));
+  return scale;
+}
+
 void dequantize_row(const int32_t* sums, const int32_t* offsets, const float* column_scales, float row_scale,
                     const float* bias, int n, float* y) {
   int o = 0;

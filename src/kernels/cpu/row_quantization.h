@@ -1,5 +1,6 @@
-// Rows of floats to 8-bit integers with one scale per row, and int32 sums back to floats: the int8
-// matrix products' activations (packed_gemm) and the int8 cross-attention cache (kv_cache). Each is
+// Rows of floats to 8- or 16-bit integers with one scale per row, and int32 sums back to floats: the
+// int8 matrix products' activations (packed_gemm, streaming_product) and the int8 cross-attention
+// cache (kv_cache). Each is
 // defined by its plain loop in the comments; the CPU paths give the same integers.
 #pragma once
 
@@ -15,6 +16,11 @@ float quantize_row_shifted(const float* x, int n, uint8_t* q);
 // q[i] = round(x[i] * 127 / max |x|), halves to even, clamped to [-127, 127] (NaN to -127). Returns
 // max |x| / 127.
 float quantize_row_symmetric(const float* x, int n, int8_t* q);
+
+// q[i] = lrint(x[i] / scale) (halves to even), scale = max |x| / 16383 (1 for a row of zeros): a decode
+// step's activations for the int16-pair products, whose pair sums then cannot overflow int32 over
+// 8192 inputs. Returns scale.
+float quantize_row_int16(const float* x, int n, int16_t* q);
 
 // y[o] = (sums[o] - offsets[o]) * (row_scale * column_scales[o]) + bias[o] (bias may be null).
 void dequantize_row(const int32_t* sums, const int32_t* offsets, const float* column_scales, float row_scale,

@@ -1,4 +1,4 @@
-// The row quantisers and the dequantiser on the chosen CPU path (ctest runs them on each path),
+// The row quantisers (8 and 16 bits) and the dequantiser on the chosen CPU path (ctest runs them on each path),
 // against their plain definitions: the same integers and scales, halves rounded as each defines
 // them, NaN to the lowest level, at lengths that leave every tail of the vector loops.
 #include "kernels/cpu/row_quantization.h"
@@ -106,6 +106,19 @@ TEST(RowQuantization, ZeroNanAndInfinityRowsStayDefined) {
     with_inf[2] = std::numeric_limits<float>::infinity();  // scale inf: every value NaN after scaling
     expect_shifted_matches_definition(with_inf);
   }
+}
+
+TEST(RowQuantization, Int16ActivationsMatchTheDefinition) {
+  for (int n : kLengths)
+    for (const std::vector<float>& x : {random_row(n, n + 2), row_of_ties(n), std::vector<float>(n, 0.0f)}) {
+      const float largest = largest_magnitude(x);
+      const float scale = largest > 0.0f ? largest / 16383.0f : 1.0f;
+      std::vector<int16_t> q(n + 1, 0x5A5A);
+      EXPECT_EQ(quantize_row_int16(x.data(), n, q.data()), scale);
+      for (int i = 0; i < n; ++i)
+        ASSERT_EQ(q[i], static_cast<int16_t>(std::lrint(x[i] * (1.0f / scale)))) << "n " << n << " at " << i;
+      EXPECT_EQ(q[n], 0x5A5A) << "wrote past the row";
+    }
 }
 
 TEST(RowQuantization, DequantisedRowsMatchTheDefinition) {

@@ -273,37 +273,6 @@ Int8Rows quantize_int8_rows(const float* w, int out, int in) {
   return q;
 }
 
-namespace {
-
-// One row of activations to int16: q[i] = lrint(x[i] / scale) (halves to even), scale = max |x| / 16383
-// (1 for a row of zeros). Returns scale. Vectorised: it runs on the calling thread before every
-// product's parallel region, 35 rows of a batched step at a time.
-float quantize_row_int16(const float* x, int n, int16_t* q) {
-  float max_abs = 0.0f;
-  int i = 0;
-#if AURIS_SIMD_AVX2
-  simd::Vec lanes = simd::zero();
-  for (; i + simd::kLanes <= n; i += simd::kLanes) lanes = _mm256_max_ps(simd::abs(simd::load(x + i)), lanes);  // NaN: kept out
-  max_abs = simd::reduce_max(lanes);
-#endif
-  for (; i < n; ++i) max_abs = std::max(max_abs, std::fabs(x[i]));
-  const float scale = max_abs > 0.0f ? max_abs / 16383.0f : 1.0f;
-  const float inverse = 1.0f / scale;
-  i = 0;
-#if AURIS_SIMD_AVX2
-  const simd::Vec inv = simd::set1(inverse);
-  for (; i + 16 <= n; i += 16) {  // cvtps rounds as lrint does: to nearest, halves to even
-    const __m256i lo = _mm256_cvtps_epi32(simd::mul(simd::load(x + i), inv));
-    const __m256i hi = _mm256_cvtps_epi32(simd::mul(simd::load(x + i + 8), inv));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i), _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), 0xD8));
-  }
-#endif
-  for (; i < n; ++i) q[i] = static_cast<int16_t>(std::lrint(x[i] * inverse));
-  return scale;
-}
-
-}  // namespace
-
 void stream_product_int8(const float* x, int rows, int ldx, const Int8Rows& w, int in, int out,
                          const StreamingOutput& o) {
   // Activations to int16 with one scale per input row, |q| <= 16383: pmaddwd's pair sums (at most
