@@ -2,12 +2,14 @@
 // transcription on hours of audio), from repeated passes of SileroVad::speech_probabilities over a
 // recording; the best of the repeats, whose CPU time is least disturbed by a busy machine.
 // Usage: auris_vad_speed [VAD_FILE [AUDIO_FILE [REPEATS]]]
-//   defaults: ../shared/data/vad/for-tests-silero-v6.2.0-ggml.bin, the 232-s longform clip, 5
+//   defaults (run from the repository's root; $AURIS_TEST_DATA replaces ../shared/data):
+//   ../shared/data/vad/for-tests-silero-v6.2.0-ggml.bin, the 232-s longform clip, 5
 #include <omp.h>
 #include <time.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -26,7 +28,8 @@ double cpu_seconds() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string data = std::string(AURIS_SOURCE_DIR) + "/../shared/data";
+  const char* data_env = std::getenv("AURIS_TEST_DATA");
+  const std::string data = data_env != nullptr ? data_env : "../shared/data";
   const std::string vad_file = argc > 1 ? argv[1] : data + "/vad/for-tests-silero-v6.2.0-ggml.bin";
   const std::string audio_file = argc > 2 ? argv[2] : data + "/audio/longform/hifitts-dev-concat.flac";
   const int repeats = argc > 3 ? std::max(1, std::atoi(argv[3])) : 5;

@@ -33,6 +33,8 @@ std::string cached_model(const std::string& name) {
 
 std::string fixtures_dir() { return (fs::path(AURIS_SOURCE_DIR) / "tests" / "fixtures").string(); }
 
+std::string cli_path() { return AURIS_CLI_PATH; }
+
 std::string temp_dir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   fs::path p = fs::temp_directory_path() / "auris-tests" /

@@ -29,6 +29,8 @@ std::string model_cache_dir();
 std::string cached_model(const std::string& name);
 // Reference fixtures written by tools/reference/golden.py (tests/fixtures).
 std::string fixtures_dir();
+// The `auris` command built beside the tests.
+std::string cli_path();
 // A fresh empty temporary directory for the calling test.
 std::string temp_dir();
 // The message of the auris::Error that f throws, or "(no error)".

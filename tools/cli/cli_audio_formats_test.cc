@@ -68,7 +68,7 @@ class AudioFormats : public ::testing::Test {
     return paths;
   }
   CliRun transcribe(const std::string& args) {
-    return sh(std::string(AURIS_CLI_PATH) + " transcribe --beam-size 0 --model " + model_ + " " + args, dir_);
+    return sh(test::cli_path() + " transcribe --beam-size 0 --model " + model_ + " " + args, dir_);
   }
   std::string data_, model_, dir_;
 };
@@ -116,7 +116,7 @@ TEST_F(AudioFormats, EveryFormatDecodesTheSameAudio) {
 
 TEST_F(AudioFormats, RawPcmFromStdin) {
   const std::string wav = make("jfk16k.wav", "-i " + data_ + "/audio/jfk.flac -ar 16000 -ac 1");
-  const CliRun r = sh("cat " + wav + " | " + AURIS_CLI_PATH + " transcribe --beam-size 0 --model " + model_ + " -", dir_);
+  const CliRun r = sh("cat " + wav + " | " + test::cli_path() + " transcribe --beam-size 0 --model " + model_ + " -", dir_);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("ask not what your country"), std::string::npos) << r.out;
 }

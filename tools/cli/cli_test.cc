@@ -37,7 +37,7 @@ RunResult run_cli(const std::string& args) {
                        (std::to_string(::getpid()) + "-" + std::to_string(++counter));
   fs::create_directories(dir);
   const std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
-  const std::string cmd = std::string("timeout 300 ") + AURIS_CLI_PATH + " " + args + " >" + out + " 2>" + err;
+  const std::string cmd = std::string("timeout 300 ") + test::cli_path() + " " + args + " >" + out + " 2>" + err;
   const int raw = std::system(cmd.c_str());
   RunResult r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
@@ -344,7 +344,7 @@ long cli_peak_kb(const std::string& dir, const std::string& args) {
                                      "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
                                      "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if r.returncode == 0 else -1)\n";
   const std::string out = dir + "/peak.txt";
-  if (std::system(("python3 " + dir + "/peak.py " + AURIS_CLI_PATH + " " + args + " >" + out).c_str()) != 0) return -1;
+  if (std::system(("python3 " + dir + "/peak.py " + test::cli_path() + " " + args + " >" + out).c_str()) != 0) return -1;
   long kb = -1;
   std::ifstream(out) >> kb;
   return kb;
