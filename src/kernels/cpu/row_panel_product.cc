@@ -28,8 +28,9 @@ namespace {
 // multiply-add takes from a row (int16 pairs: 2). Lane: what a panel stores per row and step.
 #if AURIS_CPU_PATH_LEVEL >= 2
 constexpr int kRowLanes = 16;
-constexpr int kColumns = 12;  // 24 accumulators and two activation vectors in 32 registers
 struct Int16Pairs {
+  static constexpr int kColumns = 12;  // 24 accumulators and two activation vectors in 32 registers
+  static constexpr int kColumnsOnePanel = kColumns;
   using Acc = __m512i;
   using Lane = int32_t;
   using Weight = int16_t;
@@ -45,6 +46,8 @@ struct Int16Pairs {
   }
 };
 struct Floats {
+  static constexpr int kColumns = 12;
+  static constexpr int kColumnsOnePanel = kColumns;
   using Acc = __m512;
   using Lane = float;
   using Weight = float;
@@ -56,8 +59,11 @@ struct Floats {
 };
 #elif AURIS_CPU_PATH_LEVEL >= 1
 constexpr int kRowLanes = 8;
-constexpr int kColumns = 4;  // 8 accumulators, two activation vectors and temporaries in 16
 struct Int16Pairs {
+  // 8 accumulators, two activation vectors and the products' temporaries in 16 registers. An
+  // accumulator waits only on vpaddd (1 cycle), so 4 of them keep a lone panel busy too.
+  static constexpr int kColumns = 4;
+  static constexpr int kColumnsOnePanel = kColumns;
   using Acc = __m256i;
   using Lane = int32_t;
   using Weight = int16_t;
@@ -72,6 +78,10 @@ struct Int16Pairs {
   }
 };
 struct Floats {
+  // 8 accumulators: the FMAs in flight on two pipes of 4 cycles each. A lone panel (an odd count)
+  // takes 12 columns, or its 4 accumulators would leave half of those slots empty.
+  static constexpr int kColumns = 4;
+  static constexpr int kColumnsOnePanel = 12;
   using Acc = __m256;
   using Lane = float;
   using Weight = float;
@@ -83,8 +93,9 @@ struct Floats {
 };
 #else
 constexpr int kRowLanes = 1;
-constexpr int kColumns = 4;
 struct Int16Pairs {
+  static constexpr int kColumns = 4;
+  static constexpr int kColumnsOnePanel = kColumns;
   using Acc = int32_t;
   using Lane = int32_t;
   using Weight = int16_t;
@@ -99,6 +110,8 @@ struct Int16Pairs {
   }
 };
 struct Floats {
+  static constexpr int kColumns = 4;
+  static constexpr int kColumnsOnePanel = kColumns;
   using Acc = float;
   using Lane = float;
   using Weight = float;
@@ -179,7 +192,7 @@ void tile(const RowPanels<P>& x, int first_panel, const typename P::Weight* w, i
 }
 
 // tile() for the n <= kColumns columns left at the end of a block.
-template <typename P, int V, int C = kColumns>
+template <typename P, int V, int C = P::kColumns>
 void tile_of(int n, const RowPanels<P>& x, int first_panel, const typename P::Weight* w, int ldw, typename P::Lane* sums) {
   if constexpr (C > 1) {
     if (n < C) return tile_of<P, V, C - 1>(n, x, first_panel, w, ldw, sums);
@@ -197,6 +210,7 @@ void by_row_panels(const RowPanels<P>& panels, int rows, int in, int out, const 
   const int threads = parallel ? omp_get_max_threads() : 1;
   // As few blocks as fit in L2, rounded up to a multiple of the threads so that each has as many
   // (3 blocks on 2 threads left one idle for a third of a small layer's product).
+  constexpr int kColumns = P::kColumns;
   const int widest = std::max(kColumns, static_cast<int>(kColumnBlockBytes / (static_cast<long>(ldw) * sizeof(typename P::Weight))));
   int blocks = (out + widest - 1) / widest;
   blocks = std::min(out, (blocks + threads - 1) / threads * threads);
@@ -211,19 +225,29 @@ void by_row_panels(const RowPanels<P>& panels, int rows, int in, int out, const 
     widen(c0, c1, ldw, wide.data());
     for (int c = 0; c < c1 - c0 && ldw > in; ++c)  // the odd input's zero partner
       std::fill(wide.begin() + static_cast<size_t>(c) * ldw + in, wide.begin() + static_cast<size_t>(c + 1) * ldw, 0);
-    typename P::Lane sums[kColumns * 2 * kRowLanes];
-    for (int c = c0; c < c1; c += kColumns) {
-      const int n = std::min(kColumns, c1 - c);
-      const typename P::Weight* wc = wide.data() + static_cast<size_t>(c - c0) * ldw;
-      for (int p = 0; p < panels.count; p += 2) {
-        const int v = std::min(2, panels.count - p);
-        if (v == 2)
-          tile_of<P, 2>(n, panels, p, wc, ldw, sums);
-        else
-          tile_of<P, 1>(n, panels, p, wc, ldw, sums);
-        for (int j = 0; j < n; ++j)
-          for (int l = 0; l < v * kRowLanes && p * kRowLanes + l < rows; ++l)
-            write(c + j, p * kRowLanes + l, sums[j * v * kRowLanes + l]);
+    typename P::Lane sums[std::max(2 * kColumns, P::kColumnsOnePanel) * kRowLanes];
+    auto emit = [&](int c, int n, int p, int v) {
+      for (int j = 0; j < n; ++j)
+        for (int l = 0; l < v * kRowLanes && p * kRowLanes + l < rows; ++l)
+          write(c + j, p * kRowLanes + l, sums[j * v * kRowLanes + l]);
+    };
+    auto weights_of = [&](int c) { return wide.data() + static_cast<size_t>(c - c0) * ldw; };
+    // Pairs of panels take tiles of kColumns columns, an odd last panel tiles of kColumnsOnePanel,
+    // right after the pairs' tiles over the same columns, whose weights are still in L1.
+    static_assert(P::kColumnsOnePanel % kColumns == 0, "a lone panel's tile spans whole pair tiles");
+    const int paired = panels.count / 2 * 2;
+    for (int c = c0; c < c1; c += P::kColumnsOnePanel) {
+      const int wide_n = std::min(P::kColumnsOnePanel, c1 - c);
+      for (int cc = c; cc < c + wide_n; cc += kColumns) {
+        const int n = std::min(kColumns, c + wide_n - cc);
+        for (int p = 0; p < paired; p += 2) {
+          tile_of<P, 2>(n, panels, p, weights_of(cc), ldw, sums);
+          emit(cc, n, p, 2);
+        }
+      }
+      if (paired < panels.count) {
+        tile_of<P, 1, P::kColumnsOnePanel>(wide_n, panels, paired, weights_of(c), ldw, sums);
+        emit(c, wide_n, paired, 1);
       }
     }
   }
