@@ -191,7 +191,7 @@ void tile(const RowPanels<P>& x, int first_panel, const typename P::Weight* w, i
     for (int v = 0; v < V; ++v) P::store(sums + (c * V + v) * kRowLanes, acc[c][v]);
 }
 
-// tile() for the n <= kColumns columns left at the end of a block.
+// tile() for n <= C columns (C: the tile's width), the fewer ones left at the end of a block.
 template <typename P, int V, int C = P::kColumns>
 void tile_of(int n, const RowPanels<P>& x, int first_panel, const typename P::Weight* w, int ldw, typename P::Lane* sums) {
   if constexpr (C > 1) {
