@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "auris/error.h"
+#include "kernels/cpu/lstm_cell.h"
 #include "vad/ggml_vad_file.h"
 
 namespace auris {
@@ -127,23 +128,9 @@ void SileroVad::front_end(const float* inputs, int count, Workspace& ws) const {
 float SileroVad::step(const float* input_gates, SileroVadState& state) const {
   float gates[kGates];
   std::memcpy(gates, input_gates, sizeof gates);
-  for (int j = 0; j < kHidden; ++j) {
-    const float h = state.h[static_cast<size_t>(j)];
-    const float* column = lstm_hidden_t_.data() + static_cast<size_t>(j) * kGates;
-    for (int g = 0; g < kGates; ++g) gates[g] += column[g] * h;
-  }
+  lstm_cell(gates, lstm_hidden_t_.data(), kHidden, state.h.data(), state.c.data());
   float logit = final_bias_;
-  for (int k = 0; k < kHidden; ++k) {
-    const float input = sigmoid(gates[k]);
-    const float forget = sigmoid(gates[kHidden + k]);
-    const float cell = std::tanh(gates[2 * kHidden + k]);
-    const float output = sigmoid(gates[3 * kHidden + k]);
-    float& c = state.c[static_cast<size_t>(k)];
-    c = forget * c + input * cell;
-    const float h = output * std::tanh(c);
-    state.h[static_cast<size_t>(k)] = h;
-    logit += std::max(h, 0.0f) * final_weight_[static_cast<size_t>(k)];
-  }
+  for (int k = 0; k < kHidden; ++k) logit += std::max(state.h[static_cast<size_t>(k)], 0.0f) * final_weight_[static_cast<size_t>(k)];
   return sigmoid(logit);
 }
 

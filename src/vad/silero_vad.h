@@ -67,7 +67,7 @@ class SileroVad {
   };
   std::array<Conv, 4> encoder_;
   Linear lstm_input_;               // W_ih [512 x 128], bias b_ih + b_hh
-  std::vector<float> lstm_hidden_t_;  // W_hh transposed, [128 x 512]: the step is four axpy rows
+  std::vector<float> lstm_hidden_t_;  // W_hh transposed, [128 x 512], as lstm_cell() takes it
   std::vector<float> final_weight_;   // [128]
   float final_bias_ = 0.0f;
 };

@@ -12,6 +12,7 @@
 #include "decoding/top_k.h"
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/cpu_path.h"
+#include "kernels/cpu/lstm_cell.h"
 #include "kernels/cpu/norm_activation.h"
 #include "kernels/cpu/row_quantization.h"
 #include "kernels/cpu/streaming_product.h"
@@ -26,6 +27,8 @@
     (x, rows, n, gamma, beta, y, eps))                                                                           \
   X(void, gelu_inplace, (float* x, long count), (x, count))                                                     \
   X(void, add_inplace, (float* y, const float* x, long count), (y, x, count))                                   \
+  X(void, lstm_cell, (float* gates, const float* hidden_weights, int hidden, float* h, float* c),              \
+    (gates, hidden_weights, hidden, h, c))                                                                       \
   X(double, softmax_inplace, (float* x, int n), (x, n))                                                          \
   X(ExpSum, exp_from_max_inplace, (float* x, int n), (x, n))                                                     \
   X(float, max_value, (const float* x, long n), (x, n))                                                          \
