@@ -191,18 +191,24 @@ struct BatchTranscriber::Impl {
     }
     // Reading each file and finding its speech is one thread's work: files go to all the threads,
     // which would otherwise wait for it before the first window. One file keeps them all for the
-    // products of its VAD's front end.
+    // products of its VAD's front end, or half of them while the model loads beside it (the CLI
+    // loads it on the other half): both on every thread oversubscribe the cores, and each side's
+    // spinning OpenMP threads wait for the other's.
     std::exception_ptr failure;
     const long count = static_cast<long>(sources.size());
+    {
+      const int all = omp_get_max_threads();
+      const ScopedThreadCount beside_loading(count == 1 && !model_ready() ? all - all / 2 : 0);
 #pragma omp parallel for schedule(dynamic, 1) if (count > 1)
-    for (long i = 0; i < count; ++i) {
-      try {
-        recordings[i] = measure_recording(std::move(sources[i]), options, vad);
-      } catch (const Error& e) {
-        recordings[i].error = e.what();
-      } catch (...) {
+      for (long i = 0; i < count; ++i) {
+        try {
+          recordings[i] = measure_recording(std::move(sources[i]), options, vad);
+        } catch (const Error& e) {
+          recordings[i].error = e.what();
+        } catch (...) {
 #pragma omp critical(auris_measure_failure)
-        if (!failure) failure = std::current_exception();
+          if (!failure) failure = std::current_exception();
+        }
       }
     }
     if (failure) std::rethrow_exception(failure);

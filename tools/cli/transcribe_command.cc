@@ -1,4 +1,5 @@
 // `auris transcribe FILE... --model NAME|PATH [options]`: openai/whisper's CLI options and defaults.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include "progress_bar.h"
 #include "engine_timings.h"
 #include "transcript_format.h"
+#include "util/thread_count.h"
 
 namespace auris::cli {
 namespace {
@@ -322,13 +324,16 @@ Command add_transcribe_command(CLI::App& app) {
     const ComputeType compute_type = parse_compute_type(a->compute_type);
     resolve_model_path(a->model);  // a name that is not there fails now, not after reading the audio
     std::chrono::duration<double> load_time{};
+    // Batched, the model loads on half the threads while the files are read and their speech found
+    // on the other half (BatchTranscriber).
+    const int load_threads = std::max(1, omp_get_max_threads() / 2);
     auto load = [&] {
+      const ScopedThreadCount half(a->batch_size > 0 ? load_threads : 0);
       const auto load_start = std::chrono::steady_clock::now();
       auto loaded = Model::load(a->model, compute_type, device);
       load_time = std::chrono::steady_clock::now() - load_start;
       return loaded;
     };
-    // Batched, the model loads on a thread of its own while the files are read and their speech found.
     const std::shared_future<std::shared_ptr<const Model>> pending_model =
         a->batch_size > 0 ? std::async(std::launch::async, load).share() : std::shared_future<std::shared_ptr<const Model>>();
     // A file's output files (and what VAD kept, with --verbose).
