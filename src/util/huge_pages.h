@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
+#include <new>
+#include <utility>
 #include <vector>
 
 namespace auris {
@@ -29,5 +32,39 @@ void resize_on_huge_pages(std::vector<T>& v, size_t n) {
   reserve_on_huge_pages(v, n);
   v.resize(n);
 }
+
+// An allocator for large buffers of plain values that must start as zeros: calloc hands out fresh
+// pages, which the kernel zeroes on first touch, so resize() writes nothing (its new elements keep
+// those zeros) and each page is first touched by whichever thread first writes it. A per-window
+// cache filled by a parallel loop then costs no serial pass: zero-filling a tiny.en float32
+// cross-attention cache (18 MB) on one thread took 21-33 ms per window of a batch's first windows.
+template <typename T>
+struct ZeroedPagesAllocator {
+  using value_type = T;
+  ZeroedPagesAllocator() = default;
+  template <typename U>
+  ZeroedPagesAllocator(const ZeroedPagesAllocator<U>&) noexcept {}
+  T* allocate(size_t n) {
+    void* p = std::calloc(n, sizeof(T));
+    if (!p) throw std::bad_alloc();
+    advise_huge_pages(p, n * sizeof(T));
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t) noexcept { std::free(p); }
+  // Default-initialisation: the allocation's zeros stay (T is a plain value type).
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  friend bool operator==(const ZeroedPagesAllocator&, const ZeroedPagesAllocator&) { return true; }
+};
+
+// A vector whose new room is zeros without a write (ZeroedPagesAllocator).
+template <typename T>
+using ZeroedVector = std::vector<T, ZeroedPagesAllocator<T>>;
 
 }  // namespace auris

@@ -51,13 +51,16 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out, 
   const bool half = !int8 && model.compute_type != ComputeType::kFloat32;
   // Zeros when first allocated: the last panel's padding keys are multiplied (their scores are never
   // read), and zeros keep them free of NaN and denormals. No window writes them, so the next windows
-  // overwrite the rest in place. On huge pages: every decode step reads all of it.
+  // overwrite the rest in place. The zeros are fresh pages' (ZeroedVector), so the first window's
+  // pages are first touched by the regrouping below, on every thread, not by a fill on one. On huge
+  // pages: every decode step reads all of it.
   auto take = [size](auto& storage, bool used) {
     using Storage = std::decay_t<decltype(storage)>;
     if (!used) return Storage().swap(storage);
     if (storage.size() == size) return;
-    reserve_on_huge_pages(storage, size);
-    storage.assign(size, 0);
+    Storage fresh;
+    fresh.resize(size);
+    storage.swap(fresh);
   };
   take(data_, !half && !int8);
   take(half_, half);

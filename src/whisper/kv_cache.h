@@ -12,6 +12,8 @@
 #include <memory>
 #include <vector>
 
+#include "util/huge_pages.h"
+
 #include "whisper/whisper_model.h"
 
 namespace auris {
@@ -57,9 +59,9 @@ class CrossKVCache {
 
  private:
   size_t layer_offset(int layer) const { return static_cast<size_t>(layer) * 2 * capacity_ * width_; }
-  std::vector<float> data_;       // [layers][K, V][heads][key panels | n_ctx x d_head], or
-  std::vector<uint16_t> half_;    // the same in fp16
-  std::vector<int8_t> quantized_; // the same in int8,
+  ZeroedVector<float> data_;       // [layers][K, V][heads][key panels | n_ctx x d_head], or
+  ZeroedVector<uint16_t> half_;    // the same in fp16
+  ZeroedVector<int8_t> quantized_; // the same in int8,
   std::vector<float> scales_;     // with a scale per key and per value row: [layers][K, V][heads][capacity]
   int width_ = 0;
   int d_head_ = 0;
