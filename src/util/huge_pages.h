@@ -34,10 +34,10 @@ void resize_on_huge_pages(std::vector<T>& v, size_t n) {
 }
 
 // An allocator for large buffers of plain values that must start as zeros: calloc hands out fresh
-// pages, which the kernel zeroes on first touch, so resize() writes nothing (its new elements keep
-// those zeros) and each page is first touched by whichever thread first writes it. A per-window
-// cache filled by a parallel loop then costs no serial pass: zero-filling a tiny.en float32
-// cross-attention cache (18 MB) on one thread took 21-33 ms per window of a batch's first windows.
+// pages, which the kernel zeroes on first touch, and new elements are left as the allocation holds
+// them. So the first resize() of a new vector writes nothing, and each page is first touched by
+// whichever thread first writes it: a cache filled by a parallel loop costs no serial zero-fill.
+// (Room reused after a shrink keeps what it held: take a fresh vector for zeros.)
 template <typename T>
 struct ZeroedPagesAllocator {
   using value_type = T;
@@ -63,7 +63,7 @@ struct ZeroedPagesAllocator {
   friend bool operator==(const ZeroedPagesAllocator&, const ZeroedPagesAllocator&) { return true; }
 };
 
-// A vector whose new room is zeros without a write (ZeroedPagesAllocator).
+// A vector that starts as zeros without a write (ZeroedPagesAllocator).
 template <typename T>
 using ZeroedVector = std::vector<T, ZeroedPagesAllocator<T>>;
 

@@ -1,6 +1,6 @@
 // One step of an LSTM cell (PyTorch's nn.LSTM, gates in the order i, f, g, o), as Silero VAD steps
-// it once per 32-ms window: a product of 4 x hidden by hidden and 5 x hidden sigmoids and tanhs,
-// which the C library's scalar expf and tanhf made most of a VAD pass's time.
+// it once per 32-ms window: a product of 4 x hidden by hidden and 5 x hidden sigmoids and tanhs, in
+// vectors (one value at a time through the C library, they were most of a VAD pass).
 #pragma once
 
 namespace auris {
