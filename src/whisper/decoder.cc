@@ -9,6 +9,7 @@
 #include "auris/error.h"
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/norm_activation.h"
+#include "whisper/layer_sequence.h"
 
 namespace auris {
 
@@ -28,38 +29,6 @@ void Decoder::embed(const DecoderGroup& group, const Span& span) {
     model_.token_embedding.weight_row(token, xi);
     for (int c = 0; c < width; ++c) xi[c] += p[c];
   }
-}
-
-void Decoder::layer(int index, const std::vector<DecoderGroup>& groups, const std::vector<Span>& spans, int n) {
-  const DecoderBlock& blk = model_.decoder_blocks[index];
-  const int width = model_.dims.n_text_state;
-  const long size = static_cast<long>(n) * width;
-  normed_.resize(size);
-  qkv_.resize(size * 3);
-  attended_.resize(size);
-  projected_.resize(size);
-  hidden_.resize(size * 4);
-
-  // Self-attention: one fused QKV product for every group's rows; each group appends its K/V to its
-  // own static cache and attends over that cache's filled prefix.
-  layer_norm(x_.data(), n, width, blk.attn_ln.gamma.data(), blk.attn_ln.beta.data(), normed_.data());
-  blk.qkv.forward(normed_.data(), n, qkv_.data());
-  for (size_t g = 0; g < groups.size(); ++g) self_attention(index, groups[g], spans[g]);
-  blk.attn_out.forward(attended_.data(), n, projected_.data());
-  add_inplace(x_.data(), projected_.data(), size);
-
-  // Cross-attention: Q only; each group's K/V come from its window's cache, shared by its rows.
-  layer_norm(x_.data(), n, width, blk.cross_ln.gamma.data(), blk.cross_ln.beta.data(), normed_.data());
-  blk.cross_query.forward(normed_.data(), n, projected_.data());
-  if (capture_heads_) capture_cross_scores(index, n, *groups[0].cross);
-  for (size_t g = 0; g < groups.size(); ++g) cross_attention(index, *groups[g].cross, spans[g]);
-  blk.cross_out.forward(attended_.data(), n, projected_.data());
-  add_inplace(x_.data(), projected_.data(), size);
-
-  layer_norm(x_.data(), n, width, blk.mlp_ln.gamma.data(), blk.mlp_ln.beta.data(), normed_.data());
-  blk.mlp_in.forward_gelu(normed_.data(), n, hidden_.data());
-  blk.mlp_out.forward(hidden_.data(), n, projected_.data());
-  add_inplace(x_.data(), projected_.data(), size);
 }
 
 void Decoder::self_attention(int index, const DecoderGroup& group, const Span& span) {
@@ -190,11 +159,51 @@ void Decoder::project_logits(const std::vector<int>& rows, std::vector<float>& l
   const int width = model_.dims.n_text_state;
   gathered_.resize(rows.size() * width);
   for (size_t i = 0; i < rows.size(); ++i)
-    layer_norm(x_.data() + static_cast<size_t>(rows[i]) * width, 1, width, model_.decoder_ln.gamma.data(),
-               model_.decoder_ln.beta.data(), gathered_.data() + i * width);
+    std::memcpy(gathered_.data() + i * width, normed_.data() + static_cast<size_t>(rows[i]) * width, sizeof(float) * width);
   logits.resize(rows.size() * model_.dims.n_vocab);
   model_.token_embedding.forward(gathered_.data(), static_cast<int>(rows.size()), logits.data());
 }
+
+// The ops of layer_sequence.h over this decoder's buffers, for one pass's groups: every projection
+// multiplies the rows of all groups at once (Linear counts them and adds its bias); attention runs
+// per group, over that group's caches.
+struct Decoder::PassOps {
+  Decoder& d;
+  std::vector<DecoderGroup>& groups;
+  int n;  // rows in the pass
+
+  float* buffer(LayerBuffer b) const {
+    switch (b) {
+      case LayerBuffer::kNormed: return d.normed_.data();
+      case LayerBuffer::kQkv: return d.qkv_.data();
+      case LayerBuffer::kAttended: return d.attended_.data();
+      case LayerBuffer::kProjected: return d.projected_.data();
+      case LayerBuffer::kHidden: return d.hidden_.data();
+    }
+    return nullptr;
+  }
+  int width() const { return d.model_.dims.n_text_state; }
+  void embed() {
+    for (size_t g = 0; g < groups.size(); ++g) d.embed(groups[g], d.spans_[g]);
+  }
+  void norm(const LayerNormWeights& ln) {
+    layer_norm(d.x_.data(), n, width(), ln.gamma.data(), ln.beta.data(), d.normed_.data());
+  }
+  void project(LayerBuffer from, const Linear& l, LayerBuffer to) { l.forward(buffer(from), n, buffer(to)); }
+  void project_gelu(LayerBuffer from, const Linear& l, LayerBuffer to) { l.forward_gelu(buffer(from), n, buffer(to)); }
+  void self_attention(int layer, const Linear&) {
+    for (size_t g = 0; g < groups.size(); ++g) d.self_attention(layer, groups[g], d.spans_[g]);
+  }
+  void cross_attention(int layer, const Linear&) {
+    if (d.capture_heads_) d.capture_cross_scores(layer, n, *groups[0].cross);
+    for (size_t g = 0; g < groups.size(); ++g) d.cross_attention(layer, *groups[g].cross, d.spans_[g]);
+  }
+  void add_and_norm(const Linear&, const LayerNormWeights& ln) {
+    add_inplace(d.x_.data(), d.projected_.data(), static_cast<long>(n) * width());
+    norm(ln);
+  }
+  void logits() {}  // forward() hands each group its rows
+};
 
 void Decoder::forward(std::vector<DecoderGroup>& groups) {
   const int width = model_.dims.n_text_state;
@@ -214,9 +223,15 @@ void Decoder::forward(std::vector<DecoderGroup>& groups) {
     spans_.push_back({n, rows, g.self->length()});
     n += rows;
   }
-  x_.resize(static_cast<size_t>(n) * width);
-  for (size_t g = 0; g < groups.size(); ++g) embed(groups[g], spans_[g]);
-  for (int l = 0; l < model_.dims.n_text_layer; ++l) layer(l, groups, spans_, n);
+  const size_t size = static_cast<size_t>(n) * width;
+  x_.resize(size);
+  normed_.resize(size);
+  qkv_.resize(size * 3);
+  attended_.resize(size);
+  projected_.resize(size);
+  hidden_.resize(size * 4);
+  PassOps ops{*this, groups, n};
+  decoder_pass(ops, model_.decoder_blocks, model_.decoder_ln);
 
   // One vocabulary projection for every group's logit rows.
   logit_rows_.clear();

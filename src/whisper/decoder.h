@@ -52,8 +52,8 @@ class Decoder {
   struct Span {
     int first_row, rows, start;
   };
+  struct PassOps;  // the layers' ops (layer_sequence.h) over this decoder's buffers
   void embed(const DecoderGroup& group, const Span& span);
-  void layer(int index, const std::vector<DecoderGroup>& groups, const std::vector<Span>& spans, int n);
   void self_attention(int index, const DecoderGroup& group, const Span& span);
   // A step's self-attention of a group's rows over layer `index`'s cache.
   void step_self_attention(int index, const Span& span, SelfKVCache& self);

@@ -6,6 +6,7 @@
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/norm_activation.h"
 #include "util/huge_pages.h"
+#include "whisper/layer_sequence.h"
 
 namespace auris {
 namespace {
@@ -34,6 +35,45 @@ void Encoder::check(const LogMel& window) const {
                 ", got " + std::to_string(window.n_mels) + " x " + std::to_string(window.n_frames) +
                 (window.n_mels != d.n_mels ? " (this model needs " + std::to_string(d.n_mels) + " mel bins)" : ""));
 }
+
+// The ops of layer_sequence.h over the stacked windows: every product multiplies the rows of all of
+// them at once (Linear adds the bias); each window attends over its own frames.
+struct Encoder::BlockOps {
+  Encoder& e;
+  int n_windows;
+
+  int n_ctx() const { return e.model_.dims.n_audio_ctx; }
+  int width() const { return e.model_.dims.n_audio_state; }
+  int rows() const { return n_ctx() * n_windows; }
+  float* buffer(LayerBuffer b) const {
+    switch (b) {
+      case LayerBuffer::kNormed: return e.normed_.data();
+      case LayerBuffer::kQkv: return e.qkv_.data();
+      case LayerBuffer::kAttended: return e.attended_.data();
+      case LayerBuffer::kProjected: return e.projected_.data();
+      case LayerBuffer::kHidden: return e.hidden_.data();
+    }
+    return nullptr;
+  }
+  void norm(const LayerNormWeights& ln) {
+    layer_norm(e.stacked_.data(), rows(), width(), ln.gamma.data(), ln.beta.data(), e.normed_.data());
+  }
+  void project(LayerBuffer from, const Linear& l, LayerBuffer to) { l.forward(buffer(from), rows(), buffer(to)); }
+  void project_gelu(LayerBuffer from, const Linear& l, LayerBuffer to) { l.forward_gelu(buffer(from), rows(), buffer(to)); }
+  void self_attention(int, const Linear&) {
+    const int w = width(), ctx = n_ctx();
+    const int d_head = w / e.model_.dims.n_audio_head;
+    for (int i = 0; i < n_windows; ++i) {
+      const float* qkv = e.qkv_.data() + static_cast<size_t>(i) * ctx * 3 * w;
+      attention({qkv, 3 * w, ctx, qkv + w, 3 * w, qkv + 2 * w, 3 * w, ctx, e.model_.dims.n_audio_head, d_head},
+                e.attended_.data() + static_cast<size_t>(i) * ctx * w, w, e.scratch_);
+    }
+  }
+  void add_and_norm(const Linear&, const LayerNormWeights& ln) {
+    add_inplace(e.stacked_.data(), e.projected_.data(), static_cast<long>(rows()) * width());
+    norm(ln);
+  }
+};
 
 void Encoder::forward(const LogMel& window, std::vector<float>& out) { forward({&window}, {&out}); }
 
@@ -68,41 +108,17 @@ void Encoder::forward(const std::vector<const LogMel*>& windows, const std::vect
   for (int i = 0; i < n; ++i)
     add_inplace(stacked_.data() + i * window_values, model_.audio_positions.data(), static_cast<long>(window_values));
 
-  for (const EncoderBlock& blk : model_.encoder_blocks) block(blk, stacked_.data(), n);
-  for (int i = 0; i < n; ++i) {
-    std::vector<float>& out = *outs[i];
-    out.resize(window_values);
-    layer_norm(stacked_.data() + i * window_values, n_ctx, width, model_.encoder_ln_post.gamma.data(),
-               model_.encoder_ln_post.beta.data(), out.data());
-  }
-}
-
-void Encoder::block(const EncoderBlock& blk, float* x, int n_windows) {
-  const int n_ctx = model_.dims.n_audio_ctx;
-  const int width = model_.dims.n_audio_state;
-  const int rows = n_ctx * n_windows;
-  const long size = static_cast<long>(rows) * width;
+  const long size = static_cast<long>(window_values) * n;
   resize_on_huge_pages(normed_, size);
   resize_on_huge_pages(qkv_, size * 3);
   resize_on_huge_pages(attended_, size);
+  resize_on_huge_pages(projected_, size);
   resize_on_huge_pages(hidden_, size * 4);
-
-  layer_norm(x, rows, width, blk.attn_ln.gamma.data(), blk.attn_ln.beta.data(), normed_.data());
-  blk.qkv.forward(normed_.data(), rows, qkv_.data());
-  const int d_head = width / model_.dims.n_audio_head;
-  for (int i = 0; i < n_windows; ++i) {
-    const float* qkv = qkv_.data() + static_cast<size_t>(i) * n_ctx * 3 * width;
-    attention({qkv, 3 * width, n_ctx, qkv + width, 3 * width, qkv + 2 * width, 3 * width, n_ctx, model_.dims.n_audio_head,
-               d_head},
-              attended_.data() + static_cast<size_t>(i) * n_ctx * width, width, scratch_);
-  }
-  blk.attn_out.forward(attended_.data(), rows, normed_.data());
-  add_inplace(x, normed_.data(), size);
-
-  layer_norm(x, rows, width, blk.mlp_ln.gamma.data(), blk.mlp_ln.beta.data(), normed_.data());
-  blk.mlp_in.forward_gelu(normed_.data(), rows, hidden_.data());
-  blk.mlp_out.forward(hidden_.data(), rows, normed_.data());
-  add_inplace(x, normed_.data(), size);
+  BlockOps ops{*this, n};
+  encoder_blocks(ops, model_.encoder_blocks, model_.encoder_ln_post);
+  for (int i = 0; i < n; ++i)
+    outs[i]->assign(normed_.begin() + static_cast<long>(i * window_values), normed_.begin() + static_cast<long>((i + 1) * window_values));
 }
+
 
 }  // namespace auris

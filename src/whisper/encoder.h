@@ -22,12 +22,12 @@ class Encoder {
 
  private:
   void check(const LogMel& window) const;
-  void block(const EncoderBlock& blk, float* x, int n_windows);
+  struct BlockOps;  // the blocks' ops (layer_sequence.h) over these workspaces
 
   const WhisperModel& model_;
   // Workspaces reused across windows: no allocation per window after the first; the large ones on
   // huge pages (util/huge_pages.h).
-  std::vector<float> columns_, conv_out_, stacked_, normed_, qkv_, attended_, hidden_, scratch_;
+  std::vector<float> columns_, conv_out_, stacked_, normed_, qkv_, attended_, projected_, hidden_, scratch_;
 };
 
 }  // namespace auris

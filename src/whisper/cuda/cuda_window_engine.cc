@@ -14,6 +14,7 @@
 #include "whisper/cuda/cuda_weights.h"
 #include "whisper/cuda/cuda_window_engine.h"
 #include "whisper/inference_calls.h"
+#include "whisper/layer_sequence.h"
 
 namespace auris {
 
@@ -65,6 +66,8 @@ class Graph {
     AURIS_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
   }
   void launch(cudaStream_t s) const { AURIS_CUDA_CHECK(cudaGraphLaunch(exec_, s)); }
+  // Rows each projection multiplies per launch, by layer: counted by the ops while they were captured.
+  std::map<const void*, long long> rows_per_launch;
 
  private:
   cudaGraph_t graph_ = nullptr;
@@ -125,7 +128,7 @@ class CudaWindowEngine final : public WindowEngine {
                       std::vector<float>&, std::vector<float>&) override {
     throw Error("word timestamps are not implemented on --device cuda yet: use --device cpu for them");
   }
-  EngineCounters counters() const override { return counters_; }
+  EngineCounters counters() const override;
   void set_ablations(const EngineAblations& ablations) override {
     ablations_ = ablations;
     graphs_.clear();  // the full-cache ablation changes what a step reads
@@ -149,20 +152,18 @@ class CudaWindowEngine final : public WindowEngine {
     return cross_keys(layer) + static_cast<size_t>(d_.n_audio_ctx) * d_.n_text_state;
   }
 
-  // One encoder block: x_ enters with normed_ holding its attention layer norm and leaves with `next`
-  // (the next block's attention layer norm, or ln_post) of its output written to next_out.
-  void encoder_block(const cuda::DeviceEncoderBlock<T>& b, const cuda::DeviceLayerNorm& next, T* next_out);
+  struct PassOps;  // the layers' ops (layer_sequence.h) on the device
   void compute_cross_kv();
   void ensure_rows(int rows);
   void prefill(const std::vector<int>& tokens, const std::vector<int>& positions, std::vector<float>& logits);
   void step(const std::vector<int>& tokens, std::vector<float>& logits);
-  void run_step_layers(int rows);
-  void decoder_layer_prefill(int layer, int n);
   void copy_rows(const std::vector<int>& source_rows);
 
-  // y = x W^T: a decode step's few rows through the own gemv kernel, more through cuBLAS.
+  // y = x W^T: a decode step's few rows through the own gemv kernel, more through cuBLAS. Counts the
+  // rows in tally_.
   template <typename B>
-  void linear(const T* x, int rows, const cuda::DeviceLinear<T>& l, B* y) const {
+  void linear(const T* x, int rows, const cuda::DeviceLinear<T>& l, B* y) {
+    (*tally_)[&l] += rows;
     if constexpr (std::is_same_v<B, T>) {
       if (rows <= cuda::kGemvMaxRows)
         return cuda::gemv<T>(x, rows, l.in, l.in, l.weight.data(), l.out, nullptr, false, y, l.out, stream());
@@ -170,7 +171,8 @@ class CudaWindowEngine final : public WindowEngine {
     blas_.linear<T, B>(x, rows, l.in, l.in, l.weight.data(), l.out, y, l.out);
   }
   // y = GELU(x W^T + b), the bias and GELU in the gemv kernel where it runs.
-  void linear_gelu(const T* x, int rows, const cuda::DeviceLinear<T>& l, T* y) const {
+  void linear_gelu(const T* x, int rows, const cuda::DeviceLinear<T>& l, T* y) {
+    (*tally_)[&l] += rows;
     if (rows <= cuda::kGemvMaxRows)
       return cuda::gemv<T>(x, rows, l.in, l.in, l.weight.data(), l.out, l.bias_or_null(), true, y, l.out, stream());
     blas_.linear<T, T>(x, rows, l.in, l.in, l.weight.data(), l.out, y, l.out);
@@ -194,6 +196,10 @@ class CudaWindowEngine final : public WindowEngine {
   PinnedBuffer<float> host_logits_;
   std::map<int, std::unique_ptr<Graph>> graphs_;  // by bucket
 
+  // Rows each projection has multiplied, by layer; tally_ points here, or at a graph's per-launch
+  // count while it is captured.
+  std::map<const void*, long long> rows_multiplied_;
+  std::map<const void*, long long>* tally_ = &rows_multiplied_;
   int max_rows_ = 0;  // rows the self-attention cache holds
   int length_ = 0;    // filled positions
   bool has_window_ = false;
@@ -217,13 +223,10 @@ void CudaWindowEngine<T>::set_window(const LogMel& window) {
   cuda::im2col_k3<T>(x_float_.data(), width, frames, 1, width, 2, ctx, columns_.data(), s);
   linear_gelu(columns_.data(), ctx, w_.conv2, projected_.data());
   cuda::convert<T, float>(projected_.data(), w_.audio_positions.data(), static_cast<long>(ctx) * width, x_.data(), s);
-  const auto& blocks = w_.encoder_blocks;
-  cuda::layer_norm<T>(x_.data(), ctx, width, blocks[0].attn_ln.gamma.data(), blocks[0].attn_ln.beta.data(),
-                      normed_.data(), s);
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    const bool last = i + 1 == blocks.size();
-    encoder_block(blocks[i], last ? w_.encoder_ln_post : blocks[i + 1].attn_ln, last ? encoder_out_.data() : normed_.data());
-  }
+  PassOps ops{*this, PassOps::Pass::kEncoder, ctx};
+  encoder_blocks(ops, w_.encoder_blocks, w_.encoder_ln_post);
+  AURIS_CUDA_CHECK(cudaMemcpyAsync(encoder_out_.data(), normed_.data(), static_cast<size_t>(ctx) * width * sizeof(T),
+                                   cudaMemcpyDeviceToDevice, s));
   stream_.synchronize();
   counters_.encoder_seconds += seconds_since(start);
   ++counters_.encoder_windows;
@@ -232,26 +235,121 @@ void CudaWindowEngine<T>::set_window(const LogMel& window) {
   reset();
 }
 
+// The ops of layer_sequence.h on the device, over the engine's buffers, for an encoder pass, a
+// prefill (the prompt in cache row 0, through cuBLAS) or a decode step (the body of the captured
+// graph: static shapes, its inputs read from inputs_). The projections leave their biases to the ops
+// that read them: the attention kernels and the cache write add Q/K/V's, and each residual add is one
+// kernel with the next layer norm.
 template <typename T>
-void CudaWindowEngine<T>::encoder_block(const cuda::DeviceEncoderBlock<T>& b, const cuda::DeviceLayerNorm& next,
-                                        T* next_out) {
-  const int ctx = d_.n_audio_ctx, width = d_.n_audio_state, heads = d_.n_audio_head;
-  cudaStream_t s = stream();
-  linear(normed_.data(), ctx, b.qkv, qkv_.data());
-  cuda::add_bias<T>(qkv_.data(), b.qkv.bias_or_null(), ctx, 3 * width, 3 * width, s);
-  const T* qkv = qkv_.data();
-  blas_.head_scores<T>({qkv, 3 * width, kHead}, {qkv + width, 3 * width, kHead}, ctx, ctx, kHead, heads, scores_.data());
-  cuda::softmax_rows<T>(scores_.data(), heads * ctx, ctx, 0.125f, probabilities_.data(), s);
-  blas_.head_values<T>(probabilities_.data(), {qkv + 2 * width, 3 * width, kHead}, ctx, ctx, kHead, heads,
-                       attended_.data(), width);
-  linear(attended_.data(), ctx, b.attn_out, projected_.data());
-  cuda::residual_layer_norm<T>(x_.data(), projected_.data(), b.attn_out.bias_or_null(), ctx, width, b.mlp_ln.gamma.data(),
-                               b.mlp_ln.beta.data(), normed_.data(), s);
-  linear_gelu(normed_.data(), ctx, b.mlp_in, hidden_.data());
-  linear(hidden_.data(), ctx, b.mlp_out, projected_.data());
-  cuda::residual_layer_norm<T>(x_.data(), projected_.data(), b.mlp_out.bias_or_null(), ctx, width, next.gamma.data(),
-                               next.beta.data(), next_out, s);
-}
+struct CudaWindowEngine<T>::PassOps {
+  enum class Pass { kEncoder, kPrefill, kStep };
+  CudaWindowEngine& e;
+  Pass pass;
+  int rows;
+  const int* prompt = nullptr;  // kPrefill: tokens, positions and cache rows, `rows` of each
+  const std::vector<int>* logit_positions = nullptr;  // kPrefill
+
+  cudaStream_t stream() const { return e.stream(); }
+  int width() const { return pass == Pass::kEncoder ? e.d_.n_audio_state : e.d_.n_text_state; }
+  T* buffer(LayerBuffer b) const {
+    switch (b) {
+      case LayerBuffer::kNormed: return e.normed_.data();
+      case LayerBuffer::kQkv: return e.qkv_.data();
+      case LayerBuffer::kAttended: return e.attended_.data();
+      case LayerBuffer::kProjected: return e.projected_.data();
+      case LayerBuffer::kHidden: return e.hidden_.data();
+    }
+    return nullptr;
+  }
+
+  void embed() {
+    const int tw = e.d_.n_text_state;
+    const int* tokens = pass == Pass::kStep ? e.inputs_.data()->tokens : prompt;
+    const int* positions = pass == Pass::kStep ? e.inputs_.data()->positions : prompt + rows;
+    cuda::embed<T>(tokens, positions, rows, e.w_.token_embedding.weight.data(), e.w_.text_positions.data(), tw,
+                   e.x_.data(), stream());
+  }
+  void norm(const cuda::DeviceLayerNorm& ln) {
+    cuda::layer_norm<T>(e.x_.data(), rows, width(), ln.gamma.data(), ln.beta.data(), e.normed_.data(), stream());
+  }
+  void project(LayerBuffer from, const cuda::DeviceLinear<T>& l, LayerBuffer to) { e.linear(buffer(from), rows, l, buffer(to)); }
+  void project_gelu(LayerBuffer from, const cuda::DeviceLinear<T>& l, LayerBuffer to) {
+    e.linear_gelu(buffer(from), rows, l, buffer(to));
+  }
+  void self_attention(int layer, const cuda::DeviceLinear<T>& qkv_layer) {
+    const int w = width();
+    const T* qkv = e.qkv_.data();
+    cudaStream_t s = stream();
+    if (pass == Pass::kStep) {
+      const int heads = e.d_.n_text_head;
+      const StepInputs* in = e.inputs_.data();
+      cuda::append_kv<T>(qkv, rows, 3 * w, w, qkv_layer.bias_or_null(), in->rows, in->positions, e.self_keys(layer),
+                         e.self_values(layer), e.d_.n_text_ctx, s);
+      cuda::decode_attention<T>(qkv, 3 * w, qkv_layer.bias_or_null(), e.self_keys(layer), e.self_values(layer), &in->n_kv,
+                                &in->n_visible, {rows, heads, e.d_.n_text_ctx, false}, e.partial_.data(), e.tickets_.data(),
+                                e.attended_.data(), w, s);
+      return;
+    }
+    cuda::add_bias<T>(e.qkv_.data(), qkv_layer.bias_or_null(), rows, 3 * w, 3 * w, s);
+    if (pass == Pass::kEncoder) {
+      const int heads = e.d_.n_audio_head;
+      e.blas_.template head_scores<T>({qkv, 3 * w, kHead}, {qkv + w, 3 * w, kHead}, rows, rows, kHead, heads, e.scores_.data());
+      cuda::softmax_rows<T>(e.scores_.data(), heads * rows, rows, 0.125f, e.probabilities_.data(), s);
+      e.blas_.template head_values<T>(e.probabilities_.data(), {qkv + 2 * w, 3 * w, kHead}, rows, rows, kHead, heads,
+                                      e.attended_.data(), w);
+      return;
+    }
+    // A prefill: the prompt's K/V into cache row 0, then its queries over them, causally.
+    const int heads = e.d_.n_text_head;
+    cuda::append_kv<T>(qkv, rows, 3 * w, w, nullptr, prompt + 2 * rows, prompt + rows, e.self_keys(layer),
+                       e.self_values(layer), e.d_.n_text_ctx, s);
+    e.blas_.template head_scores<T>({qkv, 3 * w, kHead}, {e.self_keys(layer), w, kHead}, rows, rows, kHead, heads,
+                                    e.scores_.data());
+    cuda::softmax_rows<T>(e.scores_.data(), heads * rows, rows, 0.125f, e.probabilities_.data(), s, rows, 0);
+    e.blas_.template head_values<T>(e.probabilities_.data(), {e.self_values(layer), w, kHead}, rows, rows, kHead, heads,
+                                    e.attended_.data(), w);
+  }
+  void cross_attention(int layer, const cuda::DeviceLinear<T>& query) {
+    const int tw = e.d_.n_text_state, heads = e.d_.n_text_head, ctx = e.d_.n_audio_ctx;
+    cudaStream_t s = stream();
+    if (pass == Pass::kStep) {
+      const StepInputs* in = e.inputs_.data();
+      cuda::decode_attention<T>(e.projected_.data(), tw, query.bias_or_null(), e.cross_keys(layer), e.cross_values(layer),
+                                &in->n_ctx, &in->n_ctx, {rows, heads, ctx, true}, e.partial_.data(), e.tickets_.data(),
+                                e.attended_.data(), tw, s);
+      return;
+    }
+    cuda::add_bias<T>(e.projected_.data(), query.bias_or_null(), rows, tw, tw, s);
+    const long long head_stride = static_cast<long long>(ctx) * kHead;
+    e.blas_.template head_scores<T>({e.projected_.data(), tw, kHead}, {e.cross_keys(layer), kHead, head_stride}, rows, ctx,
+                                    kHead, heads, e.scores_.data());
+    cuda::softmax_rows<T>(e.scores_.data(), heads * rows, ctx, 0.125f, e.probabilities_.data(), s);
+    e.blas_.template head_values<T>(e.probabilities_.data(), {e.cross_values(layer), kHead, head_stride}, rows, ctx, kHead,
+                                    heads, e.attended_.data(), tw);
+  }
+  void add_and_norm(const cuda::DeviceLinear<T>& l, const cuda::DeviceLayerNorm& ln) {
+    cuda::residual_layer_norm<T>(e.x_.data(), e.projected_.data(), l.bias_or_null(), rows, width(), ln.gamma.data(),
+                                 ln.beta.data(), e.normed_.data(), stream());
+  }
+  // A step's logits go to the pinned host buffer inside the graph; a prefill's wanted rows are
+  // gathered first (into kHidden, free by now) and left in logits_.
+  void logits() {
+    const int tw = e.d_.n_text_state;
+    cudaStream_t s = stream();
+    if (pass == Pass::kStep) {
+      e.linear(e.normed_.data(), rows, e.w_.token_embedding, e.logits_.data());
+      AURIS_CUDA_CHECK(cudaMemcpyAsync(e.host_logits_.data(), e.logits_.data(),
+                                       static_cast<size_t>(rows) * e.d_.n_vocab * sizeof(float), cudaMemcpyDeviceToHost, s));
+      return;
+    }
+    const int k = static_cast<int>(logit_positions->size());
+    for (int i = 0; i < k; ++i)
+      AURIS_CUDA_CHECK(cudaMemcpyAsync(e.hidden_.data() + static_cast<size_t>(i) * tw,
+                                       e.normed_.data() + static_cast<size_t>((*logit_positions)[i]) * tw, tw * sizeof(T),
+                                       cudaMemcpyDeviceToDevice, s));
+    e.linear(e.hidden_.data(), k, e.w_.token_embedding, e.logits_.data());
+  }
+};
 
 // One projection of the encoder output for every decoder layer's K and V, regrouped head-major.
 template <typename T>
@@ -262,7 +360,6 @@ void CudaWindowEngine<T>::compute_cross_kv() {
   cuda::add_bias<T>(kv_projected_.data(), w_.cross_kv_all_layers.bias_or_null(), ctx, kv_width, kv_width, stream());
   cuda::regroup_heads<T>(kv_projected_.data(), ctx, kv_width / kHead, cross_.data(), stream());
   stream_.synchronize();
-  counters_.cross_kv_rows += ctx;
   counters_.cross_kv_seconds += seconds_since(start);
 }
 
@@ -303,7 +400,7 @@ void CudaWindowEngine<T>::logits(const std::vector<std::vector<int>>& tokens, st
 template <typename T>
 void CudaWindowEngine<T>::prefill(const std::vector<int>& tokens, const std::vector<int>& logit_positions,
                                   std::vector<float>& logits) {
-  const int n = static_cast<int>(tokens.size()), tw = d_.n_text_state;
+  const int n = static_cast<int>(tokens.size());
   if (n > d_.n_text_ctx) throw Error("decoder context is full: Whisper decodes at most " + std::to_string(d_.n_text_ctx) + " tokens");
   for (int t : tokens)
     if (t < 0 || t >= d_.n_vocab) throw Error("token id " + std::to_string(t) + " is outside the vocabulary");
@@ -314,104 +411,14 @@ void CudaWindowEngine<T>::prefill(const std::vector<int>& tokens, const std::vec
   for (int i = 0; i < n; ++i) staged[i] = tokens[i], staged[n + i] = i, staged[2 * n + i] = 0;
   DeviceBuffer<int> prompt(staged.size());
   prompt.upload(staged, s);
-  cuda::embed<T>(prompt.data(), prompt.data() + n, n, w_.token_embedding.weight.data(), w_.text_positions.data(), tw,
-                 x_.data(), s);
-  for (int l = 0; l < d_.n_text_layer; ++l) {
-    const auto& b = w_.decoder_blocks[l];
-    cuda::layer_norm<T>(x_.data(), n, tw, b.attn_ln.gamma.data(), b.attn_ln.beta.data(), normed_.data(), s);
-    linear(normed_.data(), n, b.qkv, qkv_.data());
-    cuda::add_bias<T>(qkv_.data(), b.qkv.bias_or_null(), n, 3 * tw, 3 * tw, s);
-    cuda::append_kv<T>(qkv_.data(), n, 3 * tw, tw, nullptr, prompt.data() + 2 * n, prompt.data() + n, self_keys(l),
-                       self_values(l), d_.n_text_ctx, s);
-    decoder_layer_prefill(l, n);
-  }
-  const int k = static_cast<int>(logit_positions.size());
-  for (int i = 0; i < k; ++i)
-    cuda::layer_norm<T>(x_.data() + static_cast<size_t>(logit_positions[i]) * tw, 1, tw, w_.decoder_ln.gamma.data(),
-                        w_.decoder_ln.beta.data(), normed_.data() + static_cast<size_t>(i) * tw, s);
-  linear(normed_.data(), k, w_.token_embedding, logits_.data());
-  logits.resize(static_cast<size_t>(k) * d_.n_vocab);
+  PassOps ops{*this, PassOps::Pass::kPrefill, n, prompt.data(), &logit_positions};
+  decoder_pass(ops, w_.decoder_blocks, w_.decoder_ln);
+  logits.resize(logit_positions.size() * d_.n_vocab);
   logits_.download(logits.data(), logits.size(), s);
   stream_.synchronize();
   length_ = n;
-  counters_.self_qkv_rows += static_cast<long long>(n) * d_.n_text_layer;
-  counters_.cross_query_rows += static_cast<long long>(n) * d_.n_text_layer;
   ++counters_.prefills;
   counters_.prefill_seconds += seconds_since(start);
-}
-
-// A prefill's attention: the prompt's queries over cache row 0 (causal), then over the window.
-template <typename T>
-void CudaWindowEngine<T>::decoder_layer_prefill(int l, int n) {
-  const auto& b = w_.decoder_blocks[l];
-  const int tw = d_.n_text_state, heads = d_.n_text_head, ctx = d_.n_audio_ctx;
-  cudaStream_t s = stream();
-  const T* qkv = qkv_.data();
-  blas_.head_scores<T>({qkv, 3 * tw, kHead}, {self_keys(l), tw, kHead}, n, n, kHead, heads, scores_.data());
-  cuda::softmax_rows<T>(scores_.data(), heads * n, n, 0.125f, probabilities_.data(), s, n, 0);
-  blas_.head_values<T>(probabilities_.data(), {self_values(l), tw, kHead}, n, n, kHead, heads, attended_.data(), tw);
-  linear(attended_.data(), n, b.attn_out, projected_.data());
-  cuda::residual_layer_norm<T>(x_.data(), projected_.data(), b.attn_out.bias_or_null(), n, tw, b.cross_ln.gamma.data(),
-                               b.cross_ln.beta.data(), normed_.data(), s);
-  linear(normed_.data(), n, b.cross_query, projected_.data());
-  cuda::add_bias<T>(projected_.data(), b.cross_query.bias_or_null(), n, tw, tw, s);
-  const long long head_stride = static_cast<long long>(ctx) * kHead;
-  blas_.head_scores<T>({projected_.data(), tw, kHead}, {cross_keys(l), kHead, head_stride}, n, ctx, kHead, heads,
-                       scores_.data());
-  cuda::softmax_rows<T>(scores_.data(), heads * n, ctx, 0.125f, probabilities_.data(), s);
-  blas_.head_values<T>(probabilities_.data(), {cross_values(l), kHead, head_stride}, n, ctx, kHead, heads,
-                       attended_.data(), tw);
-  linear(attended_.data(), n, b.cross_out, projected_.data());
-  cuda::residual_layer_norm<T>(x_.data(), projected_.data(), b.cross_out.bias_or_null(), n, tw, b.mlp_ln.gamma.data(),
-                               b.mlp_ln.beta.data(), normed_.data(), s);
-  linear_gelu(normed_.data(), n, b.mlp_in, hidden_.data());
-  linear(hidden_.data(), n, b.mlp_out, projected_.data());
-  cuda::add_to_residual<T>(x_.data(), projected_.data(), b.mlp_out.bias_or_null(), n, tw, s);
-}
-
-// Every layer of a decode step for `rows` rows (a bucket), reading its inputs from inputs_: the
-// body of the captured graph. Static shapes: nothing here depends on the cache's length.
-template <typename T>
-void CudaWindowEngine<T>::run_step_layers(int rows) {
-  const int tw = d_.n_text_state, heads = d_.n_text_head;
-  cudaStream_t s = stream();
-  const StepInputs* in = inputs_.data();
-  cuda::embed<T>(in->tokens, in->positions, rows, w_.token_embedding.weight.data(), w_.text_positions.data(), tw,
-                 x_.data(), s);
-  const auto& blocks = w_.decoder_blocks;
-  cuda::layer_norm<T>(x_.data(), rows, tw, blocks[0].attn_ln.gamma.data(), blocks[0].attn_ln.beta.data(), normed_.data(), s);
-  // Each sublayer's residual add and the next sublayer's layer norm are one kernel; the projections'
-  // Q, K and V biases are added where the attention and the cache write read them.
-  for (int l = 0; l < d_.n_text_layer; ++l) {
-    const auto& b = blocks[l];
-    linear(normed_.data(), rows, b.qkv, qkv_.data());
-    cuda::append_kv<T>(qkv_.data(), rows, 3 * tw, tw, b.qkv.bias_or_null(), in->rows, in->positions, self_keys(l),
-                       self_values(l), d_.n_text_ctx, s);
-    cuda::decode_attention<T>(qkv_.data(), 3 * tw, b.qkv.bias_or_null(), self_keys(l), self_values(l), &in->n_kv,
-                              &in->n_visible, {rows, heads, d_.n_text_ctx, false}, partial_.data(), tickets_.data(), attended_.data(), tw,
-                              s);
-    linear(attended_.data(), rows, b.attn_out, projected_.data());
-    cuda::residual_layer_norm<T>(x_.data(), projected_.data(), b.attn_out.bias_or_null(), rows, tw, b.cross_ln.gamma.data(),
-                                 b.cross_ln.beta.data(), normed_.data(), s);
-
-    // Cross-attention: Q only, over the window's cache.
-    linear(normed_.data(), rows, b.cross_query, projected_.data());
-    cuda::decode_attention<T>(projected_.data(), tw, b.cross_query.bias_or_null(), cross_keys(l), cross_values(l),
-                              &in->n_ctx, &in->n_ctx, {rows, heads, d_.n_audio_ctx, true}, partial_.data(),
-                              tickets_.data(), attended_.data(), tw, s);
-    linear(attended_.data(), rows, b.cross_out, projected_.data());
-    cuda::residual_layer_norm<T>(x_.data(), projected_.data(), b.cross_out.bias_or_null(), rows, tw, b.mlp_ln.gamma.data(),
-                                 b.mlp_ln.beta.data(), normed_.data(), s);
-
-    linear_gelu(normed_.data(), rows, b.mlp_in, hidden_.data());
-    linear(hidden_.data(), rows, b.mlp_out, projected_.data());
-    const cuda::DeviceLayerNorm& next = l + 1 < d_.n_text_layer ? blocks[l + 1].attn_ln : w_.decoder_ln;
-    cuda::residual_layer_norm<T>(x_.data(), projected_.data(), b.mlp_out.bias_or_null(), rows, tw, next.gamma.data(),
-                                 next.beta.data(), normed_.data(), s);
-  }
-  linear(normed_.data(), rows, w_.token_embedding, logits_.data());
-  AURIS_CUDA_CHECK(cudaMemcpyAsync(host_logits_.data(), logits_.data(), static_cast<size_t>(rows) * d_.n_vocab * sizeof(float),
-                                   cudaMemcpyDeviceToHost, s));
 }
 
 template <typename T>
@@ -439,18 +446,35 @@ void CudaWindowEngine<T>::step(const std::vector<int>& tokens, std::vector<float
   if (!graph) {
     graph = std::make_unique<Graph>();
     graph->begin(stream());
-    run_step_layers(bucket);
+    tally_ = &graph->rows_per_launch;
+    PassOps ops{*this, PassOps::Pass::kStep, bucket};
+    decoder_pass(ops, w_.decoder_blocks, w_.decoder_ln);
+    tally_ = &rows_multiplied_;
     graph->end(stream());
   }
   graph->launch(stream());
+  for (const auto& [layer, rows_per_launch] : graph->rows_per_launch) rows_multiplied_[layer] += rows_per_launch;
   stream_.synchronize();
   logits.assign(host_logits_.data(), host_logits_.data() + static_cast<size_t>(rows) * d_.n_vocab);
   ++length_;
   ++counters_.decode_steps;
   counters_.decode_rows += rows;
-  counters_.self_qkv_rows += static_cast<long long>(rows) * d_.n_text_layer;
-  counters_.cross_query_rows += static_cast<long long>(rows) * d_.n_text_layer;
   counters_.decode_seconds += seconds_since(start);
+}
+
+template <typename T>
+EngineCounters CudaWindowEngine<T>::counters() const {
+  EngineCounters c = counters_;
+  auto rows_of = [&](const void* layer) {
+    const auto it = rows_multiplied_.find(layer);
+    return it == rows_multiplied_.end() ? 0LL : it->second;
+  };
+  c.cross_kv_rows = rows_of(&w_.cross_kv_all_layers);
+  for (const auto& b : w_.decoder_blocks) {
+    c.self_qkv_rows += rows_of(&b.qkv);
+    c.cross_query_rows += rows_of(&b.cross_query);
+  }
+  return c;
 }
 
 template <typename T>

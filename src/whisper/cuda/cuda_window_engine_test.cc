@@ -1,6 +1,6 @@
 // The CUDA engine end to end against the CPU engine on the same weights (tiny.en): fp32 greedy
 // tokens equal on jfk and the Hi-Fi TTS clips, beam search too; fp16 and bf16 keep jfk's words; the
-// cross K/V is projected once per window and reused by every step. Skipped, with the reason, where
+// cross K/V is projected once per window and reused by every step, as the ops count it. Skipped, with the reason, where
 // no CUDA device is present.
 #include <gtest/gtest.h>
 
@@ -51,9 +51,12 @@ TEST_F(CudaEngine, Float32TokensEqualTheCpuEngines) {
           << clip << " beam " << beam;
     }
   }
+  // Counted by the ops of the shared layer sequence as they run (a step's once per launch of its graph).
   const EngineCounters c = engine_counters(gpu);
   EXPECT_EQ(c.cross_kv_rows, 1500 * c.encoder_windows) << "one cross K/V projection per window";
   EXPECT_GT(c.decode_steps, 0);
+  EXPECT_EQ(c.cross_query_rows, c.self_qkv_rows) << "every decoder pass projects Q for cross-attention, never K/V";
+  EXPECT_GE(c.self_qkv_rows, 4 * c.decode_rows) << "tiny.en's 4 layers project every row of every step";
 }
 
 TEST_F(CudaEngine, HalfPrecisionKeepsTheWords) {
