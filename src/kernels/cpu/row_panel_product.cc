@@ -227,9 +227,9 @@ void by_row_panels(const RowPanels<P>& panels, int rows, int in, int out, const 
       std::fill(wide.begin() + static_cast<size_t>(c) * ldw + in, wide.begin() + static_cast<size_t>(c + 1) * ldw, 0);
     typename P::Lane sums[std::max(2 * kColumns, P::kColumnsOnePanel) * kRowLanes];
     auto emit = [&](int c, int n, int p, int v) {
-      for (int j = 0; j < n; ++j)
-        for (int l = 0; l < v * kRowLanes && p * kRowLanes + l < rows; ++l)
-          write(c + j, p * kRowLanes + l, sums[j * v * kRowLanes + l]);
+      const int lanes = std::min(v * kRowLanes, rows - p * kRowLanes);
+      for (int l = 0; l < lanes; ++l)
+        for (int j = 0; j < n; ++j) write(c + j, p * kRowLanes + l, sums[j * v * kRowLanes + l]);
     };
     auto weights_of = [&](int c) { return wide.data() + static_cast<size_t>(c - c0) * ldw; };
     // Pairs of panels take tiles of kColumns columns, an odd last panel tiles of kColumnsOnePanel,
@@ -260,15 +260,19 @@ void int8_product_by_row_panels(const int16_t* q, const float* q_scales, int row
   if (rows <= 0 || out <= 0) return;
   thread_local RowPanels<Int16Pairs> x;
   fill(q, rows, in, x);
-  auto widen = [&](int c0, int c1, int ldw, int16_t* dst) {
+  // The lambdas take copies: through references, every store to the outputs or the widened weights
+  // made the compiler load them again.
+  const int8_t* const values = w.values.data();
+  const float* const w_scales = w.scales.data();
+  auto widen = [values, in](int c0, int c1, int ldw, int16_t* dst) {
     for (int c = c0; c < c1; ++c) {
-      const int8_t* src = w.values.data() + static_cast<size_t>(c) * in;
+      const int8_t* src = values + static_cast<size_t>(c) * in;
       int16_t* d = dst + static_cast<size_t>(c - c0) * ldw;
       for (int i = 0; i < in; ++i) d[i] = src[i];
     }
   };
-  auto write = [&](int col, int r, int32_t sum) {
-    o.y[static_cast<size_t>(r) * o.ldy + col] = int8_product_output(sum, q_scales[r], w.scales[col], o.bias ? o.bias[col] : 0.0f);
+  auto write = [y = o.y, ldy = o.ldy, bias = o.bias, q_scales, w_scales](int col, int r, int32_t sum) {
+    y[static_cast<size_t>(r) * ldy + col] = int8_product_output(sum, q_scales[r], w_scales[col], bias ? bias[col] : 0.0f);
   };
   by_row_panels(x, rows, in, out, widen, write);
 }
@@ -278,7 +282,7 @@ void half_product_by_row_panels(const float* x, int rows, int ldx, const uint16_
   if (rows <= 0 || out <= 0) return;
   thread_local RowPanels<Floats> panels;
   fill(x, rows, ldx, in, panels);
-  auto widen = [&](int c0, int c1, int ldw, float* dst) {
+  auto widen = [w, bf16, in](int c0, int c1, int ldw, float* dst) {  // copies, as above
     constexpr int L = simd::kLanes;
     for (int c = c0; c < c1; ++c) {
       const uint16_t* src = w + static_cast<size_t>(c) * in;
@@ -293,7 +297,9 @@ void half_product_by_row_panels(const float* x, int rows, int ldx, const uint16_
       }
     }
   };
-  auto write = [&](int col, int r, float sum) { o.y[static_cast<size_t>(r) * o.ldy + col] = sum + (o.bias ? o.bias[col] : 0.0f); };
+  auto write = [y = o.y, ldy = o.ldy, bias = o.bias](int col, int r, float sum) {
+    y[static_cast<size_t>(r) * ldy + col] = sum + (bias ? bias[col] : 0.0f);
+  };
   by_row_panels(panels, rows, in, out, widen, write);
 }
 
