@@ -4,6 +4,7 @@
 // length (both read by the graph's kernels from fixed device addresses) and reads back the logits.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <type_traits>
@@ -124,10 +125,9 @@ class CudaWindowEngine final : public WindowEngine {
   }
 
   void set_window(const LogMel& window) override;
-  void alignment_pass(const std::vector<int>&, const std::vector<int>&, const std::vector<std::pair<int, int>>&,
-                      std::vector<float>&, std::vector<float>&) override {
-    throw Error("word timestamps are not implemented on --device cuda yet: use --device cpu for them");
-  }
+  void alignment_pass(const std::vector<int>& tokens, const std::vector<int>& logit_positions,
+                      const std::vector<std::pair<int, int>>& heads, std::vector<float>& logits,
+                      std::vector<float>& cross_scores) override;
   EngineCounters counters() const override;
   void set_ablations(const EngineAblations& ablations) override {
     ablations_ = ablations;
@@ -155,7 +155,10 @@ class CudaWindowEngine final : public WindowEngine {
   struct PassOps;  // the layers' ops (layer_sequence.h) on the device
   void compute_cross_kv();
   void ensure_rows(int rows);
-  void prefill(const std::vector<int>& tokens, const std::vector<int>& positions, std::vector<float>& logits);
+  // capture_heads: (layer, head) pairs whose pre-softmax cross-attention scores q·k/sqrt(d_head) go
+  // to *capture_out, [heads x tokens x n_audio_ctx] (the alignment pass).
+  void prefill(const std::vector<int>& tokens, const std::vector<int>& positions, std::vector<float>& logits,
+               const std::vector<std::pair<int, int>>* capture_heads = nullptr, std::vector<float>* capture_out = nullptr);
   void step(const std::vector<int>& tokens, std::vector<float>& logits);
   void copy_rows(const std::vector<int>& source_rows);
 
@@ -248,6 +251,9 @@ struct CudaWindowEngine<T>::PassOps {
   int rows;
   const int* prompt = nullptr;  // kPrefill: tokens, positions and cache rows, `rows` of each
   const std::vector<int>* logit_positions = nullptr;  // kPrefill
+  // kPrefill, an alignment pass: these heads' raw cross-attention scores q·k, copied to the host.
+  const std::vector<std::pair<int, int>>* capture_heads = nullptr;
+  std::vector<float>* capture_out = nullptr;
 
   cudaStream_t stream() const { return e.stream(); }
   int width() const { return pass == Pass::kEncoder ? e.d_.n_audio_state : e.d_.n_text_state; }
@@ -323,6 +329,15 @@ struct CudaWindowEngine<T>::PassOps {
     const long long head_stride = static_cast<long long>(ctx) * kHead;
     e.blas_.template head_scores<T>({e.projected_.data(), tw, kHead}, {e.cross_keys(layer), kHead, head_stride}, rows, ctx,
                                     kHead, heads, e.scores_.data());
+    if (capture_heads) {
+      const size_t per_head = static_cast<size_t>(rows) * ctx;
+      for (size_t i = 0; i < capture_heads->size(); ++i) {
+        const auto [head_layer, head] = (*capture_heads)[i];
+        if (head_layer == layer)
+          AURIS_CUDA_CHECK(cudaMemcpyAsync(capture_out->data() + i * per_head, e.scores_.data() + head * per_head,
+                                           per_head * sizeof(float), cudaMemcpyDeviceToHost, s));
+      }
+    }
     cuda::softmax_rows<T>(e.scores_.data(), heads * rows, ctx, 0.125f, e.probabilities_.data(), s);
     e.blas_.template head_values<T>(e.probabilities_.data(), {e.cross_values(layer), kHead, head_stride}, rows, ctx, kHead,
                                     heads, e.attended_.data(), tw);
@@ -343,6 +358,7 @@ struct CudaWindowEngine<T>::PassOps {
       return;
     }
     const int k = static_cast<int>(logit_positions->size());
+    if (k == 0) return;
     for (int i = 0; i < k; ++i)
       AURIS_CUDA_CHECK(cudaMemcpyAsync(e.hidden_.data() + static_cast<size_t>(i) * tw,
                                        e.normed_.data() + static_cast<size_t>((*logit_positions)[i]) * tw, tw * sizeof(T),
@@ -398,8 +414,28 @@ void CudaWindowEngine<T>::logits(const std::vector<std::vector<int>>& tokens, st
 }
 
 template <typename T>
+void CudaWindowEngine<T>::alignment_pass(const std::vector<int>& tokens, const std::vector<int>& logit_positions,
+                                         const std::vector<std::pair<int, int>>& heads, std::vector<float>& logits,
+                                         std::vector<float>& cross_scores) {
+  if (!has_window_) throw Error("decoder has no audio window: call set_window() first");
+  if (tokens.empty()) throw Error("alignment needs at least one token");
+  for (const auto& [layer, head] : heads)
+    if (layer < 0 || layer >= d_.n_text_layer || head < 0 || head >= d_.n_text_head)
+      throw Error("alignment head (" + std::to_string(layer) + ", " + std::to_string(head) + ") is not in the model");
+  for (int p : logit_positions)
+    if (p < 0 || p >= static_cast<int>(tokens.size())) throw Error("prefill logits requested for a position outside the prompt");
+  ensure_rows(1);
+  cross_scores.assign(heads.size() * tokens.size() * d_.n_audio_ctx, 0.0f);
+  prefill(tokens, logit_positions, logits, &heads, &cross_scores);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(kHead));
+  for (float& v : cross_scores) v *= scale;
+  length_ = 0;  // the pass is not a decode: the next logits() call starts a fresh prefill
+}
+
+template <typename T>
 void CudaWindowEngine<T>::prefill(const std::vector<int>& tokens, const std::vector<int>& logit_positions,
-                                  std::vector<float>& logits) {
+                                  std::vector<float>& logits, const std::vector<std::pair<int, int>>* capture_heads,
+                                  std::vector<float>* capture_out) {
   const int n = static_cast<int>(tokens.size());
   if (n > d_.n_text_ctx) throw Error("decoder context is full: Whisper decodes at most " + std::to_string(d_.n_text_ctx) + " tokens");
   for (int t : tokens)
@@ -411,7 +447,7 @@ void CudaWindowEngine<T>::prefill(const std::vector<int>& tokens, const std::vec
   for (int i = 0; i < n; ++i) staged[i] = tokens[i], staged[n + i] = i, staged[2 * n + i] = 0;
   DeviceBuffer<int> prompt(staged.size());
   prompt.upload(staged, s);
-  PassOps ops{*this, PassOps::Pass::kPrefill, n, prompt.data(), &logit_positions};
+  PassOps ops{*this, PassOps::Pass::kPrefill, n, prompt.data(), &logit_positions, capture_heads, capture_out};
   decoder_pass(ops, w_.decoder_blocks, w_.decoder_ln);
   logits.resize(logit_positions.size() * d_.n_vocab);
   logits_.download(logits.data(), logits.size(), s);

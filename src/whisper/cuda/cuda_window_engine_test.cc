@@ -1,6 +1,7 @@
 // The CUDA engine end to end against the CPU engine on the same weights (tiny.en): fp32 greedy
 // tokens equal on jfk and the Hi-Fi TTS clips, beam search too; fp16 and bf16 keep jfk's words; the
-// cross K/V is projected once per window and reused by every step, as the ops count it. Skipped, with the reason, where
+// cross K/V is projected once per window and reused by every step, as the ops count it; word
+// timestamps within 0.02 s of the CPU's. Skipped, with the reason, where
 // no CUDA device is present.
 #include <gtest/gtest.h>
 
@@ -57,6 +58,27 @@ TEST_F(CudaEngine, Float32TokensEqualTheCpuEngines) {
   EXPECT_GT(c.decode_steps, 0);
   EXPECT_EQ(c.cross_query_rows, c.self_qkv_rows) << "every decoder pass projects Q for cross-attention, never K/V";
   EXPECT_GE(c.self_qkv_rows, 4 * c.decode_rows) << "tiny.en's 4 layers project every row of every step";
+}
+
+TEST_F(CudaEngine, WordTimestampsMatchTheCpuEngines) {
+  TranscribeOptions options;
+  options.word_timestamps = true;
+  auto words_of = [&](Device device, const std::string& clip) {
+    const Transcript t = Transcriber(Model::load(path_, ComputeType::kFloat32, device)).transcribe(load_audio(clip), 16000, options);
+    std::vector<Word> words;
+    for (const Segment& s : t.segments) words.insert(words.end(), s.words.begin(), s.words.end());
+    return words;
+  };
+  for (const std::string& clip : {data_ + "/audio/jfk.flac", clips()[1]}) {
+    const std::vector<Word> cpu = words_of(Device::kCpu, clip), gpu = words_of(Device::kCuda, clip);
+    ASSERT_EQ(gpu.size(), cpu.size()) << clip;
+    ASSERT_FALSE(cpu.empty()) << clip;
+    for (size_t i = 0; i < cpu.size(); ++i) {
+      EXPECT_EQ(gpu[i].word, cpu[i].word) << clip << " word " << i;
+      EXPECT_NEAR(gpu[i].start, cpu[i].start, 0.02) << clip << " " << cpu[i].word;
+      EXPECT_NEAR(gpu[i].end, cpu[i].end, 0.02) << clip << " " << cpu[i].word;
+    }
+  }
 }
 
 TEST_F(CudaEngine, HalfPrecisionKeepsTheWords) {
