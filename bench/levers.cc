@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/cpu/attention.h"
+#include "kernels/cpu/half_row_products.h"
 #include "kernels/cpu/linear.h"
 #include "kernels/cpu/norm_activation.h"
 #include "kernels/cpu/packed_gemm.h"
@@ -317,15 +318,18 @@ void batched_step_products_int8() {
   add_int8_dequantised(layers, rows, x, y, kRows, "batched_step_products_int8", flops, false);
 }
 
-// A batched decode step's products with fp16 rows (float32 and float16 keep the decoder so): 8 windows
-// of 5 beams, one decoder layer and the vocabulary projection. Across rows in fp32 (the rows' block
-// widened once per call, row_panel_product.cc) against 8 rows at a time, and against the whole
-// matrices widened for sgemm at each call.
+// A batched decode step's products with fp16 rows (float32 and float16 keep the decoder so): one
+// decoder layer and the vocabulary projection, over 16 to 128 rows (3 to 25 windows of 5 beams, or a
+// prefill).
+// The 8-row blocks (over column blocks in L2) against the row panels (the rows' block widened once per
+// call, row_panel_product.cc) at each count: stream_product_f16 takes the panels from
+// kHalfRowPanelRows rows (48 on AVX2, 16 on AVX-512). At 40 rows also 8 rows at a time (a weight read
+// per 8 rows) and the whole matrices widened for sgemm at each call.
 void batched_step_products_f16() {
-  constexpr int kRows = 8 * kBeams;
+  constexpr int kMostRows = 128;
   auto layers = std::make_shared<std::vector<auris::Linear>>();
   auto rows = std::make_shared<std::vector<std::vector<uint16_t>>>();
-  double flops = 0;
+  double flops_per_row = 0;
   std::vector<LayerShape> shapes(std::begin(kDecoderLayerShapes), std::end(kDecoderLayerShapes));
   shapes.push_back({kVocab, kWidth});
   for (const LayerShape& s : shapes) {
@@ -334,18 +338,26 @@ void batched_step_products_f16() {
     for (size_t i = 0; i < half.size(); ++i) half[i] = auris::float_to_fp16(layers->back().weight()[i]);
     rows->push_back(std::move(half));
     layers->back().convert(auris::WeightFormat::kFloat16Rows);
-    flops += 2.0 * kRows * s.out * s.in;
+    flops_per_row += 2.0 * s.out * s.in;
   }
-  auto x = std::make_shared<std::vector<float>>(random_floats(static_cast<size_t>(kRows) * 4 * kWidth, 3));
-  auto y = std::make_shared<std::vector<float>>(static_cast<size_t>(kRows) * kVocab);
-  add("batched_step_products_f16/fp32_products_across_rows", [=] {
-    for (size_t p = 0; p < layers->size(); ++p) {
-      const auris::Linear& l = (*layers)[p];
-      auris::stream_product_f16(x->data(), kRows, l.in_features(), (*rows)[p].data(), l.in_features(),
-                                l.out_features(), {l.bias(), y->data(), l.out_features()});
+  auto x = std::make_shared<std::vector<float>>(random_floats(static_cast<size_t>(kMostRows) * 4 * kWidth, 3));
+  auto y = std::make_shared<std::vector<float>>(static_cast<size_t>(kMostRows) * kVocab);
+  using Kernel = void (*)(const float*, int, int, const uint16_t*, bool, int, int, const auris::StreamingOutput&);
+  for (int n : {16, 25, 40, 64, 96, 128}) {
+    for (const auto& [name, kernel] : {std::pair<const char*, Kernel>{"row_blocks", auris::half_product_by_row_blocks},
+                                       std::pair<const char*, Kernel>{"row_panels", auris::half_product_by_row_panels}}) {
+      const bool ours = (n >= auris::half_row_panel_rows()) == (kernel == auris::half_product_by_row_panels);
+      add(std::string("batched_step_products_f16/") + name + "/rows:" + std::to_string(n), [=] {
+        for (size_t p = 0; p < layers->size(); ++p) {
+          const auris::Linear& l = (*layers)[p];
+          kernel(x->data(), n, l.in_features(), (*rows)[p].data(), false, l.in_features(), l.out_features(),
+                 {l.bias(), y->data(), l.out_features()});
+        }
+      }, flops_per_row * n, 0, ours);
     }
-  }, flops, 0, true);
-  add("batched_step_products_f16/8_rows_at_a_time", [=] {
+  }
+  constexpr int kRows = 8 * kBeams;
+  add("batched_step_products_f16/8_rows_at_a_time/rows:40", [=] {
     for (size_t p = 0; p < layers->size(); ++p) {
       const auris::Linear& l = (*layers)[p];
       for (int r0 = 0; r0 < kRows; r0 += 8)
@@ -353,8 +365,8 @@ void batched_step_products_f16() {
                                   (*rows)[p].data(), l.in_features(), l.out_features(),
                                   {l.bias(), y->data() + static_cast<size_t>(r0) * l.out_features(), l.out_features()});
     }
-  }, flops, 0, false);
-  add_f16_widened(layers, rows, x, y, kRows, "batched_step_products_f16", flops);
+  }, flops_per_row * kRows, 0, false);
+  add_f16_widened(layers, rows, x, y, kRows, "batched_step_products_f16", flops_per_row * kRows);
 }
 
 // The vocabulary projection (fp16 rows, as float32 runs it). At a prefill only the last position's

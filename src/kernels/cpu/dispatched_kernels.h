@@ -12,6 +12,7 @@
 #include "decoding/top_k.h"
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/cpu_path.h"
+#include "kernels/cpu/half_row_products.h"
 #include "kernels/cpu/lstm_cell.h"
 #include "kernels/cpu/norm_activation.h"
 #include "kernels/cpu/row_quantization.h"
@@ -42,6 +43,13 @@
   X(void, stream_product_bf16,                                                                                   \
     (const float* x, int rows, int ldx, const uint16_t* w, int in, int out, const StreamingOutput& o),          \
     (x, rows, ldx, w, in, out, o))                                                                               \
+  X(void, half_product_by_row_blocks,                                                                            \
+    (const float* x, int rows, int ldx, const uint16_t* w, bool bf16, int in, int out, const StreamingOutput& o), \
+    (x, rows, ldx, w, bf16, in, out, o))                                                                         \
+  X(void, half_product_by_row_panels,                                                                            \
+    (const float* x, int rows, int ldx, const uint16_t* w, bool bf16, int in, int out, const StreamingOutput& o), \
+    (x, rows, ldx, w, bf16, in, out, o))                                                                         \
+  X(int, half_row_panel_rows, (), ())                                                                            \
   X(float, quantize_row_shifted, (const float* x, int n, uint8_t* q), (x, n, q))                                \
   X(float, quantize_row_symmetric, (const float* x, int n, int8_t* q), (x, n, q))                              \
   X(float, quantize_row_int16, (const float* x, int n, int16_t* q), (x, n, q))                                  \

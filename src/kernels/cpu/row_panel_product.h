@@ -25,14 +25,20 @@ inline float int8_product_output(int32_t sum, float x_scale, float w_scale, floa
 }
 
 // From this many rows the row panels beat the 8-row blocks (bench/levers.cc,
-// batched_step_products_int8 and batched_step_products_f16).
+// batched_step_products_int8 and batched_step_products_f16). On AVX2, where a panel is 8 rows, fp16
+// and bf16 rows stay in the blocks below 48 rows: tiny.en's batched beam-5 steps (up to 35 rows)
+// took three quarters of the panels' time, base's about nine tenths; the lever, over base's shapes,
+// has the blocks ahead at 16 rows and the panels from about 64.
 constexpr int kRowPanelRows = 16;
+#if AURIS_CPU_PATH_LEVEL == 1
+constexpr int kHalfRowPanelRows = 48;
+#else
+constexpr int kHalfRowPanelRows = kRowPanelRows;
+#endif
 
 // y = x W^T + b with x already rounded: q [rows x in] int16, row r scaled by q_scales[r].
 void int8_product_by_row_panels(const int16_t* q, const float* q_scales, int rows, const Int8Rows& w, int in,
                                 int out, const StreamingOutput& o);
-// y = x W^T + b with W fp16 (bf16 false) or bf16 rows [out x in]; x [rows x in], row stride ldx.
-void half_product_by_row_panels(const float* x, int rows, int ldx, const uint16_t* w, bool bf16, int in, int out,
-                                const StreamingOutput& o);
+// half_product_by_row_panels: half_row_products.h.
 
 }  // namespace auris::AURIS_CPU_PATH

@@ -238,16 +238,25 @@ void stream_product_f32(const float* x, int rows, int ldx, const float* w, int i
   stream_rows(x, rows, ldx, in, out, o, Fp32Weights{w, in});
 }
 
+void half_product_by_row_blocks(const float* x, int rows, int ldx, const uint16_t* w, bool bf16, int in, int out,
+                                const StreamingOutput& o) {
+  if (bf16) return stream_rows(x, rows, ldx, in, out, o, Bf16Weights{w, in});
+  stream_rows(x, rows, ldx, in, out, o, Fp16Weights{w, in});
+}
+
+int half_row_panel_rows() { return kHalfRowPanelRows; }
+
 void stream_product_f16(const float* x, int rows, int ldx, const uint16_t* w, int in, int out,
                         const StreamingOutput& o) {
-  if (rows >= kRowPanelRows) return half_product_by_row_panels(x, rows, ldx, w, /*bf16=*/false, in, out, o);
-  stream_rows(x, rows, ldx, in, out, o, Fp16Weights{w, in});
+  // Qualified: StreamingOutput would bring in the dispatching auris:: functions of the same name.
+  if (rows >= kHalfRowPanelRows) return AURIS_CPU_PATH::half_product_by_row_panels(x, rows, ldx, w, /*bf16=*/false, in, out, o);
+  AURIS_CPU_PATH::half_product_by_row_blocks(x, rows, ldx, w, /*bf16=*/false, in, out, o);
 }
 
 void stream_product_bf16(const float* x, int rows, int ldx, const uint16_t* w, int in, int out,
                          const StreamingOutput& o) {
-  if (rows >= kRowPanelRows) return half_product_by_row_panels(x, rows, ldx, w, /*bf16=*/true, in, out, o);
-  stream_rows(x, rows, ldx, in, out, o, Bf16Weights{w, in});
+  if (rows >= kHalfRowPanelRows) return AURIS_CPU_PATH::half_product_by_row_panels(x, rows, ldx, w, /*bf16=*/true, in, out, o);
+  AURIS_CPU_PATH::half_product_by_row_blocks(x, rows, ldx, w, /*bf16=*/true, in, out, o);
 }
 
 Int8Rows quantize_int8_rows(const float* w, int out, int in) {

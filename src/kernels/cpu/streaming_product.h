@@ -3,8 +3,9 @@
 // it sits in L1, and splits the output columns over the threads so each core streams its own share.
 // Two to six rows (a beam step) take adjacent weight rows two to four at a time, so that each vector
 // of activations loaded feeds one FMA per weight row.
-// 9 to 15 rows go by blocks of 8, over column blocks small enough to stay in L2; from 16 rows (a
-// prefill, a batched step) fp16, bf16 and int8 rows go across rows instead (row_panel_product.h).
+// More rows go by blocks of 8, over column blocks small enough to stay in L2; from 16 rows (a
+// prefill, a batched step) int8 rows go across rows instead (row_panel_product.h), and fp16 and bf16
+// rows from 16 on AVX-512, from 48 on AVX2 (half_row_products.h).
 // The weights are stored in one of four forms:
 //  - fp32
 //  - fp16: half the bytes; exact for the published checkpoints, which are fp16

@@ -58,12 +58,13 @@ void expect_close(WeightFormat format, const Case& c, double tolerance) {
 // Rows 2-6 take columns several at a time; odd column counts leave some over for the one-column
 // kernel, and {5, 512, 301} splits its columns over the threads. One row of 100 or 77 inputs leaves
 // vectors and single inputs past int8's whole cache lines.
-// From 16 rows (kRowPanelRows) fp16, bf16 and int8 rows go across rows (row_panel_product.cc):
-// {16, 384, 70}, {17, 77, 29} and {31, 100, 13} through Linear, whose fp16 and bf16 rows take sgemm
-// from 32 rows.
+// From 16 rows (kRowPanelRows) int8 rows go across rows (row_panel_product.cc), and fp16 and bf16
+// rows too on AVX-512; on AVX2 those from 48 (kHalfRowPanelRows): {16, 384, 70}, {17, 77, 29},
+// {31, 100, 13}, {48, 77, 29} and {150, 384, 700} cover both sides of both.
 const Case kCases[] = {{1, 384, 70}, {1, 100, 17}, {1, 77, 9},    {2, 64, 42},    {4, 200, 11},
                        {5, 384, 33}, {6, 72, 10},  {7, 136, 5},   {8, 100, 17},   {13, 77, 9},
-                       {3, 1536, 13}, {5, 512, 301}, {150, 384, 700}, {16, 384, 70}, {17, 77, 29}, {31, 100, 13}};
+                       {3, 1536, 13}, {5, 512, 301}, {150, 384, 700}, {16, 384, 70}, {17, 77, 29}, {31, 100, 13},
+                       {48, 77, 29}};
 
 TEST(StreamingProduct, Fp32MatchesDefinition) {
   for (const Case& c : kCases) expect_close(WeightFormat::kFloat32, c, 1e-6);
