@@ -50,7 +50,9 @@ struct Encoder::BlockOps {
       case LayerBuffer::kNormed: return e.normed_.data();
       case LayerBuffer::kQkv: return e.qkv_.data();
       case LayerBuffer::kAttended: return e.attended_.data();
-      case LayerBuffer::kProjected: return e.projected_.data();
+      // A block's projections back to the width write where the layer norm that follows them
+      // writes: add_and_norm reads them first, and no block projects from normed into here.
+      case LayerBuffer::kProjected: return e.normed_.data();
       case LayerBuffer::kHidden: return e.hidden_.data();
     }
     return nullptr;
@@ -70,7 +72,7 @@ struct Encoder::BlockOps {
     }
   }
   void add_and_norm(const Linear&, const LayerNormWeights& ln) {
-    add_inplace(e.stacked_.data(), e.projected_.data(), static_cast<long>(rows()) * width());
+    add_inplace(e.stacked_.data(), e.normed_.data(), static_cast<long>(rows()) * width());
     norm(ln);
   }
 };
@@ -112,13 +114,11 @@ void Encoder::forward(const std::vector<const LogMel*>& windows, const std::vect
   resize_on_huge_pages(normed_, size);
   resize_on_huge_pages(qkv_, size * 3);
   resize_on_huge_pages(attended_, size);
-  resize_on_huge_pages(projected_, size);
   resize_on_huge_pages(hidden_, size * 4);
   BlockOps ops{*this, n};
   encoder_blocks(ops, model_.encoder_blocks, model_.encoder_ln_post);
   for (int i = 0; i < n; ++i)
     outs[i]->assign(normed_.begin() + static_cast<long>(i * window_values), normed_.begin() + static_cast<long>((i + 1) * window_values));
 }
-
 
 }  // namespace auris

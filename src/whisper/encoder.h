@@ -27,7 +27,7 @@ class Encoder {
   const WhisperModel& model_;
   // Workspaces reused across windows: no allocation per window after the first; the large ones on
   // huge pages (util/huge_pages.h).
-  std::vector<float> columns_, conv_out_, stacked_, normed_, qkv_, attended_, projected_, hidden_, scratch_;
+  std::vector<float> columns_, conv_out_, stacked_, normed_, qkv_, attended_, hidden_, scratch_;
 };
 
 }  // namespace auris
