@@ -251,6 +251,7 @@ struct CudaWindowEngine<T>::PassOps {
   int rows;
   const int* prompt = nullptr;  // kPrefill: tokens, positions and cache rows, `rows` of each
   const std::vector<int>* logit_positions = nullptr;  // kPrefill
+  std::vector<float>* host_logits = nullptr;          // kPrefill: [positions x n_vocab]
   // kPrefill, an alignment pass: these heads' raw cross-attention scores q·k, copied to the host.
   const std::vector<std::pair<int, int>>* capture_heads = nullptr;
   std::vector<float>* capture_out = nullptr;
@@ -346,24 +347,32 @@ struct CudaWindowEngine<T>::PassOps {
     cuda::residual_layer_norm<T>(e.x_.data(), e.projected_.data(), l.bias_or_null(), rows, width(), ln.gamma.data(),
                                  ln.beta.data(), e.normed_.data(), stream());
   }
-  // A step's logits go to the pinned host buffer inside the graph; a prefill's wanted rows are
-  // gathered first (into kHidden, free by now) and left in logits_.
+  // A step's logits go to the pinned host buffer inside the graph. A prefill's wanted rows (an
+  // alignment pass wants one per text token) are gathered into kHidden, free by now, and projected
+  // as many at a time as logits_ holds, each chunk copied to *host_logits.
   void logits() {
     const int tw = e.d_.n_text_state;
+    const size_t n_vocab = static_cast<size_t>(e.d_.n_vocab);
     cudaStream_t s = stream();
     if (pass == Pass::kStep) {
       e.linear(e.normed_.data(), rows, e.w_.token_embedding, e.logits_.data());
-      AURIS_CUDA_CHECK(cudaMemcpyAsync(e.host_logits_.data(), e.logits_.data(),
-                                       static_cast<size_t>(rows) * e.d_.n_vocab * sizeof(float), cudaMemcpyDeviceToHost, s));
+      AURIS_CUDA_CHECK(cudaMemcpyAsync(e.host_logits_.data(), e.logits_.data(), rows * n_vocab * sizeof(float),
+                                       cudaMemcpyDeviceToHost, s));
       return;
     }
     const int k = static_cast<int>(logit_positions->size());
-    if (k == 0) return;
-    for (int i = 0; i < k; ++i)
-      AURIS_CUDA_CHECK(cudaMemcpyAsync(e.hidden_.data() + static_cast<size_t>(i) * tw,
-                                       e.normed_.data() + static_cast<size_t>((*logit_positions)[i]) * tw, tw * sizeof(T),
-                                       cudaMemcpyDeviceToDevice, s));
-    e.linear(e.hidden_.data(), k, e.w_.token_embedding, e.logits_.data());
+    host_logits->resize(k * n_vocab);
+    const int chunk = static_cast<int>(e.logits_.size() / n_vocab);
+    for (int first = 0; first < k; first += chunk) {
+      const int n = std::min(chunk, k - first);
+      for (int i = 0; i < n; ++i)
+        AURIS_CUDA_CHECK(cudaMemcpyAsync(e.hidden_.data() + static_cast<size_t>(i) * tw,
+                                         e.normed_.data() + static_cast<size_t>((*logit_positions)[first + i]) * tw,
+                                         tw * sizeof(T), cudaMemcpyDeviceToDevice, s));
+      e.linear(e.hidden_.data(), n, e.w_.token_embedding, e.logits_.data());
+      e.logits_.download(host_logits->data() + first * n_vocab, n * n_vocab, s);
+      AURIS_CUDA_CHECK(cudaStreamSynchronize(s));  // the next chunk overwrites logits_ and the host copy reads it
+    }
   }
 };
 
@@ -447,10 +456,8 @@ void CudaWindowEngine<T>::prefill(const std::vector<int>& tokens, const std::vec
   for (int i = 0; i < n; ++i) staged[i] = tokens[i], staged[n + i] = i, staged[2 * n + i] = 0;
   DeviceBuffer<int> prompt(staged.size());
   prompt.upload(staged, s);
-  PassOps ops{*this, PassOps::Pass::kPrefill, n, prompt.data(), &logit_positions, capture_heads, capture_out};
+  PassOps ops{*this, PassOps::Pass::kPrefill, n, prompt.data(), &logit_positions, &logits, capture_heads, capture_out};
   decoder_pass(ops, w_.decoder_blocks, w_.decoder_ln);
-  logits.resize(logit_positions.size() * d_.n_vocab);
-  logits_.download(logits.data(), logits.size(), s);
   stream_.synchronize();
   length_ = n;
   ++counters_.prefills;
