@@ -130,7 +130,7 @@ void fused_bias_gelu() {
 
 // The encoder's self-attention, one layer (8 heads of 64, 1500 positions): auris's packed key panels
 // and register-blocked query blocks, against what it replaced: per head and chunk of 64 queries, an
-// sgemm for the scores, a row softmax, an sgemm for the weighted values.
+// sgemm for the scores, a row softmax, an sgemm for the weighted values; and in bf16 products.
 void encoder_attention() {
   constexpr int kHeads = 8, kHead = 64, kChunk = 64;
   auto qkv = std::make_shared<std::vector<float>>(random_floats(static_cast<size_t>(kAudioPositions) * 3 * kWidth));
@@ -156,6 +156,13 @@ void encoder_attention() {
       dnnl_sgemm('N', 'N', rows, kHead, n, 1.0f, scores, n, q + 2 * kWidth + h * kHead, ld, 0.0f,
                  out->data() + static_cast<size_t>(q0) * kWidth + h * kHead, kWidth);
     }
+  }, flops, 0, false);
+  // The bfloat16 compute type's: bf16 products where the CPU has AVX512-BF16 (elsewhere the fp32 kernel).
+  add("encoder_attention/bf16_products", [=] {
+    const float* q = qkv->data();
+    auris::AttentionInput in{q, ld, n, q + kWidth, ld, q + 2 * kWidth, ld, n, kHeads, kHead};
+    in.bf16_products = true;
+    auris::attention(in, out->data(), kWidth, *scratch);
   }, flops, 0, false);
 }
 

@@ -67,8 +67,9 @@ struct Encoder::BlockOps {
     const int d_head = w / e.model_.dims.n_audio_head;
     for (int i = 0; i < n_windows; ++i) {
       const float* qkv = e.qkv_.data() + static_cast<size_t>(i) * ctx * 3 * w;
-      attention({qkv, 3 * w, ctx, qkv + w, 3 * w, qkv + 2 * w, 3 * w, ctx, e.model_.dims.n_audio_head, d_head},
-                e.attended_.data() + static_cast<size_t>(i) * ctx * w, w, e.scratch_);
+      AttentionInput in{qkv, 3 * w, ctx, qkv + w, 3 * w, qkv + 2 * w, 3 * w, ctx, e.model_.dims.n_audio_head, d_head};
+      in.bf16_products = e.model_.compute_type == ComputeType::kBfloat16;
+      attention(in, e.attended_.data() + static_cast<size_t>(i) * ctx * w, w, e.scratch_);
     }
   }
   void add_and_norm(const Linear&, const LayerNormWeights& ln) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "kernels/cpu/attention_bf16.h"
 #include "kernels/cpu/dispatched_kernels.h"
 #include "kernels/cpu/norm_activation.h"
 #include "model/half_float.h"
@@ -477,7 +478,10 @@ void many_queries(const AttentionInput& in, float* out, int ldo, std::vector<flo
 
 void attention(const AttentionInput& in, float* out, int ldo, std::vector<float>& scratch) {
   if (in.n_q <= 0) return;
-  if (in.n_q > kFewQueries) return many_queries(in, out, ldo, scratch);
+  if (in.n_q > kFewQueries) {
+    if (attention_in_bf16(in, out, ldo, scratch)) return;
+    return many_queries(in, out, ldo, scratch);
+  }
   // Parallel over heads pays once each head has a few panels of keys: a decode step's self-attention
   // over a prefix of 64 or more.
   const bool parallel = static_cast<long>(in.n_q) * in.n_kv * in.d_head >= 4096 && in.n_head > 1;

@@ -50,6 +50,11 @@ struct AttentionInput {
   const float* key_scales = nullptr;
   const float* value_scales = nullptr;
   long scale_head_stride = 0;
+  // Many queries over fp32 keys and values by row, unmasked (the encoder's self-attention under the
+  // bfloat16 compute type): queries, keys, values and softmax weights rounded to bf16 for the two
+  // products, summed in fp32, where the CPU multiplies bf16 pairs (AVX512-BF16: twice the fp32 rate).
+  // Elsewhere, and for any other shape, it runs in fp32.
+  bool bf16_products = false;
 };
 
 // out[n_q x n_head*d_head] (row stride ldo). Heads (and chunks of queries) run in parallel (OpenMP);
