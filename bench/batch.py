@@ -202,7 +202,7 @@ def render(results):
                     continue
                 parts = name.split()
                 batch, ct, tag = parts[1], parts[2], parts[-1]
-                peer_ct = "int8" if ct == "int8" else "float32"
+                peer_ct = "int8" if ct.startswith("int8") else "float32"
                 peer = rows.get(f"faster-whisper {batch} {peer_ct} {tag}")
                 seq = rows.get(f"auris seq float16 {tag}")
                 mine = statistics.median(row["wall"])

@@ -56,7 +56,7 @@ typedef struct auris_model auris_model;
 
 /* name_or_path: a CTranslate2 or Hugging Face model directory, a whisper.cpp ggml file, or the name of
  * a model in the cache ($AURIS_MODEL_DIR, else ~/.cache/auris/models: "tiny.en", "base", ...).
- * compute_type: "float32" (NULL), "float16", "bfloat16" or "int8". device: "cpu" (NULL) or "cuda".
+ * compute_type: "float32" (NULL), "float16", "bfloat16", "int8" or "int8_bfloat16". device: "cpu" (NULL) or "cuda".
  * Returns NULL on failure, with *status (if status is not NULL) and auris_last_error() saying why. */
 auris_model* auris_model_load(const char* name_or_path, const char* compute_type, const char* device,
                               auris_status* status);

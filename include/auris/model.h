@@ -17,8 +17,13 @@ namespace auris {
 //  - kFloat16:  on the CPU: float32's arithmetic and weights (fp16 rows: exact for fp16 checkpoints,
 //               rounded from fp32 ones), with the cross-attention cache in fp16: half of its bytes
 //               per decode step. On CUDA: fp16 weights and activations, fp32 accumulation.
-enum class ComputeType { kFloat32, kBfloat16, kInt8, kFloat16 };
-// "float32", "bfloat16", "int8", "float16"; parse throws auris::Error naming the choices.
+//  - kInt8Bfloat16: CPU only: kInt8, with the encoder's self-attention multiplied in bf16 where the
+//               CPU has AVX-512 BF16, as kBfloat16's is (CTranslate2's int8_bfloat16); elsewhere
+//               exactly kInt8. kInt8 keeps fp32 there, so its tokens are the same on every CPU.
+enum class ComputeType { kFloat32, kBfloat16, kInt8, kFloat16, kInt8Bfloat16 };
+// Whether the type stores int8 weights and runs int8 products (kInt8, kInt8Bfloat16).
+inline bool has_int8_weights(ComputeType type) { return type == ComputeType::kInt8 || type == ComputeType::kInt8Bfloat16; }
+// "float32", "bfloat16", "int8", "float16", "int8_bfloat16"; parse throws auris::Error naming the choices.
 ComputeType parse_compute_type(const std::string& name);
 std::string compute_type_name(ComputeType type);
 

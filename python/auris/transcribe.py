@@ -90,7 +90,7 @@ _COMPUTE_TYPES = {
     "float16": "float16",
     "int8_float16": "float16",
     "bfloat16": "bfloat16",
-    "int8_bfloat16": "bfloat16",
+    "int8_bfloat16": "int8_bfloat16",
     "int8": "int8",
     "int8_float32": "int8",
 }

@@ -1,5 +1,5 @@
 // The compute types and the cache-design ablations, end to end on jfk with tiny.en:
-//  - float16, bfloat16 and int8 transcribe jfk with the same words as float32 (WER at most 0.05: one
+//  - float16, bfloat16, int8 and int8_bfloat16 transcribe jfk with the same words as float32 (WER at most 0.05: one
 //    word in 22); float16's decode step reads half of float32's cross-attention bytes; and word timestamps through int8's int8 cross-attention cache put 90% of the word
 //    boundaries within 0.1 s of fp32's;
 //  - the two ablations change the work done, never the tokens, and the counters show the work: the
@@ -13,6 +13,7 @@
 #include "auris/error.h"
 #include "auris/text.h"
 #include "auris/transcribe.h"
+#include "kernels/cpu/cpu_path.h"
 #include "test_support.h"
 
 #if AURIS_HAVE_CUDA
@@ -45,7 +46,7 @@ class ComputeTypes : public ::testing::Test {
 TEST_F(ComputeTypes, ReducedPrecisionKeepsTheWords) {
   const std::string fp32 = text(ComputeType::kFloat32);
   ASSERT_NE(normalize_english(fp32).find("ask not what your country can do for you"), std::string::npos) << fp32;
-  for (ComputeType type : {ComputeType::kFloat16, ComputeType::kBfloat16, ComputeType::kInt8}) {
+  for (ComputeType type : {ComputeType::kFloat16, ComputeType::kBfloat16, ComputeType::kInt8, ComputeType::kInt8Bfloat16}) {
     const std::string reduced = text(type);
     const double wer = word_error_rate({fp32}, {reduced}, WerNormalization::kEnglish).rate;
     EXPECT_LE(wer, 0.05) << compute_type_name(type) << ": " << reduced;
@@ -82,9 +83,30 @@ TEST_F(ComputeTypes, ReducedPrecisionWordTimestamps) {
 }
 
 TEST_F(ComputeTypes, NamesParseAndBadNamesAreRefused) {
-  for (ComputeType type : {ComputeType::kFloat32, ComputeType::kBfloat16, ComputeType::kInt8, ComputeType::kFloat16})
+  for (ComputeType type : {ComputeType::kFloat32, ComputeType::kBfloat16, ComputeType::kInt8, ComputeType::kFloat16,
+                           ComputeType::kInt8Bfloat16})
     EXPECT_EQ(parse_compute_type(compute_type_name(type)), type);
-  EXPECT_NE(test::error_of([] { parse_compute_type("float64"); }).find("choose float32, float16, bfloat16 or int8"), std::string::npos);
+  EXPECT_NE(test::error_of([] { parse_compute_type("float64"); }).find("choose float32, float16, bfloat16, int8 or int8_bfloat16"),
+            std::string::npos);
+}
+
+// int8_bfloat16 is int8 (the same weights and cross-attention cache) with the encoder's self-attention
+// in bf16 products where the CPU has AVX-512 BF16: there, the same words (its tokens its own);
+// elsewhere int8's tokens exactly.
+TEST_F(ComputeTypes, Int8Bfloat16IsInt8WithTheEncodersAttentionInBf16) {
+  const ModelInfo int8 = Model::load(path_, ComputeType::kInt8)->info();
+  const ModelInfo mixed = Model::load(path_, ComputeType::kInt8Bfloat16)->info();
+  EXPECT_EQ(mixed.decode_weight_bytes, int8.decode_weight_bytes);
+  EXPECT_EQ(mixed.cross_kv_cache_bytes, int8.cross_kv_cache_bytes);
+  EXPECT_EQ(mixed.compute_type, ComputeType::kInt8Bfloat16);
+  const Transcript a = transcript(ComputeType::kInt8), b = transcript(ComputeType::kInt8Bfloat16);
+  const bool bf16 = cpu_path() == CpuPath::kAvx512 && __builtin_cpu_supports("avx512bf16");
+  if (!bf16) {
+    ASSERT_EQ(a.segments.size(), b.segments.size());
+    for (size_t i = 0; i < a.segments.size(); ++i) EXPECT_EQ(a.segments[i].tokens, b.segments[i].tokens);
+  } else {
+    EXPECT_LE(word_error_rate({a.text}, {b.text}, WerNormalization::kEnglish).rate, 0.05) << b.text;
+  }
 }
 
 TEST_F(ComputeTypes, AblationsChangeTheWorkNotTheTokens) {
@@ -123,6 +145,8 @@ TEST(Devices, UnavailableDeviceAndMismatchedComputeTypesSayWhatToDo) {
   EXPECT_EQ(parse_device("cuda"), Device::kCuda);
   EXPECT_NE(test::error_of([] { parse_device("tpu"); }).find("cpu or cuda"), std::string::npos);
   EXPECT_NE(test::error_of([&] { Model::load(path, ComputeType::kInt8, Device::kCuda); }).find("CPU only"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([&] { Model::load(path, ComputeType::kInt8Bfloat16, Device::kCuda); }).find("CPU only"),
             std::string::npos);
 #if AURIS_HAVE_CUDA
   const bool gpu = [] {

@@ -50,7 +50,9 @@ ComputeType parse_compute_type(const std::string& name) {
   if (name == "bfloat16") return ComputeType::kBfloat16;
   if (name == "int8") return ComputeType::kInt8;
   if (name == "float16") return ComputeType::kFloat16;
-  throw Error("unknown compute type '" + name + "': choose float32, float16, bfloat16 or int8 (int8 on the CPU only)");
+  if (name == "int8_bfloat16") return ComputeType::kInt8Bfloat16;
+  throw Error("unknown compute type '" + name +
+              "': choose float32, float16, bfloat16, int8 or int8_bfloat16 (the int8 types on the CPU only)");
 }
 
 std::string compute_type_name(ComputeType type) {
@@ -59,6 +61,7 @@ std::string compute_type_name(ComputeType type) {
     case ComputeType::kBfloat16: return "bfloat16";
     case ComputeType::kInt8: return "int8";
     case ComputeType::kFloat16: return "float16";
+    case ComputeType::kInt8Bfloat16: return "int8_bfloat16";
   }
   return "unknown";
 }
@@ -71,8 +74,9 @@ Device parse_device(const std::string& name) {
 
 std::shared_ptr<const Model> Model::load(const std::string& path_or_name, ComputeType compute_type, Device device) {
   if (device == Device::kCuda) {
-    if (compute_type == ComputeType::kInt8)
-      throw Error("compute type int8 runs on the CPU only: on CUDA use float16, bfloat16 or float32");
+    if (has_int8_weights(compute_type))
+      throw Error("compute type " + compute_type_name(compute_type) +
+                  " runs on the CPU only: on CUDA use float16, bfloat16 or float32");
     cuda_backend();  // before reading the model: the error names what is missing
   }
   const std::string path = resolve_model_path(path_or_name);

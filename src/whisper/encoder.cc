@@ -68,7 +68,7 @@ struct Encoder::BlockOps {
     for (int i = 0; i < n_windows; ++i) {
       const float* qkv = e.qkv_.data() + static_cast<size_t>(i) * ctx * 3 * w;
       AttentionInput in{qkv, 3 * w, ctx, qkv + w, 3 * w, qkv + 2 * w, 3 * w, ctx, e.model_.dims.n_audio_head, d_head};
-      in.bf16_products = e.model_.compute_type == ComputeType::kBfloat16;
+      in.bf16_products = e.model_.compute_type == ComputeType::kBfloat16 || e.model_.compute_type == ComputeType::kInt8Bfloat16;
       attention(in, e.attended_.data() + static_cast<size_t>(i) * ctx * w, w, e.scratch_);
     }
   }

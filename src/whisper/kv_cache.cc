@@ -47,7 +47,7 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out, 
   capacity_ = key_panel_capacity(n_ctx_);
   const int projected_width = model.cross_kv_all_layers.out_features();
   const size_t size = static_cast<size_t>(capacity_) * projected_width;
-  const bool int8 = model.compute_type == ComputeType::kInt8;
+  const bool int8 = has_int8_weights(model.compute_type);
   const bool half = !int8 && model.compute_type != ComputeType::kFloat32;
   // Zeros when first allocated: the last panel's padding keys are multiplied (their scores are never
   // read), and zeros keep them free of NaN and denormals. No window writes them, so the next windows
@@ -114,7 +114,7 @@ void CrossKVCache::compute(const WhisperModel& model, const float* encoder_out, 
 size_t CrossKVCache::storage_bytes(const ModelDims& dims, ComputeType compute_type) {
   const size_t components = static_cast<size_t>(key_panel_capacity(dims.n_audio_ctx)) * dims.n_text_layer * 2 * dims.n_text_state;
   if (compute_type == ComputeType::kFloat32) return components * sizeof(float);
-  if (compute_type != ComputeType::kInt8) return components * sizeof(uint16_t);
+  if (!has_int8_weights(compute_type)) return components * sizeof(uint16_t);
   return components + components / (dims.n_text_state / dims.n_text_head) * sizeof(float);
 }
 

@@ -56,7 +56,7 @@ class StorageConversion {
     // than fp32 with fp32's accuracy). The convolutions of the front end stay in floats.
     const bool bf16_gemm = type && *type == ComputeType::kBfloat16 && PackedGemm::supported(GemmPrecision::kBfloat16);
     floats_ = bf16_gemm ? WeightFormat::kPackedBfloat16 : WeightFormat::kPackedFloat32;
-    packed_ = type && *type == ComputeType::kInt8 && PackedGemm::supported(GemmPrecision::kInt8) ? WeightFormat::kPackedInt8
+    packed_ = type && has_int8_weights(*type) && PackedGemm::supported(GemmPrecision::kInt8) ? WeightFormat::kPackedInt8
                                                                                                  : floats_;
   }
 
@@ -78,7 +78,8 @@ class StorageConversion {
     if (!type_) return;
     for (Linear* l : layers) {
       switch (*type_) {
-        case ComputeType::kInt8: l->convert(WeightFormat::kInt8Rows); break;
+        case ComputeType::kInt8:
+        case ComputeType::kInt8Bfloat16: l->convert(WeightFormat::kInt8Rows); break;
         case ComputeType::kBfloat16: l->convert(WeightFormat::kBfloat16Rows); break;
         case ComputeType::kFloat32: l->to_fp16_rows_if_exact(); break;
         case ComputeType::kFloat16: l->convert(WeightFormat::kFloat16Rows); break;

@@ -95,7 +95,7 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--threads", a->options.threads, "CPU threads of the batched passes (0: all cores)")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();
-  cmd->add_option("--compute-type", a->compute_type, "float16 (default), float32, bfloat16 or int8, as for transcribe")
+  cmd->add_option("--compute-type", a->compute_type, "float16 (default), float32, bfloat16, int8 or int8_bfloat16, as for transcribe")
       ->capture_default_str();
   cmd->add_option("--device", a->device, "cpu, or cuda (an NVIDIA GPU)")->capture_default_str();
   cmd->add_option("--vad-model", a->options.vad_model, "VAD model for requests with vad_filter=true (name or ggml path)")

@@ -197,7 +197,7 @@ Command add_stream_command(CLI::App& app) {
       ->check(CLI::IsMember({"text", "jsonl"}))
       ->capture_default_str();
   cmd->add_option("-t,--threads", a->threads, "CPU threads (0: all cores)")->check(CLI::Range(0, 256));
-  cmd->add_option("--compute-type", a->compute_type, "float32, float16, bfloat16 or int8")->capture_default_str();
+  cmd->add_option("--compute-type", a->compute_type, "float32, float16, bfloat16, int8 or int8_bfloat16")->capture_default_str();
   cmd->add_option("--device", a->device, "cpu, or cuda")->capture_default_str();
   return {cmd, [a] { return stream(*a); }};
 }

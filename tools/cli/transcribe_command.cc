@@ -273,8 +273,9 @@ Command add_transcribe_command(CLI::App& app) {
                   "Arithmetic: float16 (on the CPU float32's arithmetic with an fp16 cross-attention cache: faster "
                   "decode steps), float32 (openai/whisper's arithmetic), int8 (int8 encoder products and decoder "
                   "weights: 1.20-1.21x faster than float16 greedy, 1.02-1.30x with beam 5, WER within 0.3 points "
-                  "of float32's), or bfloat16")
-      ->check(CLI::IsMember({"float32", "bfloat16", "int8", "float16"}))
+                  "of float32's), bfloat16, or int8_bfloat16 (int8, with the encoder's attention in bf16 where the "
+                  "CPU has AVX-512 BF16)")
+      ->check(CLI::IsMember({"float32", "bfloat16", "int8", "float16", "int8_bfloat16"}))
       ->capture_default_str();
   add_vad_options(*cmd, *a);
   cmd->add_option("--batch-size", a->batch_size,

@@ -51,7 +51,7 @@ struct AttentionInput {
   const float* value_scales = nullptr;
   long scale_head_stride = 0;
   // Many queries over fp32 keys and values by row, unmasked (the encoder's self-attention under the
-  // bfloat16 compute type): queries, keys, values and softmax weights rounded to bf16 for the two
+  // bfloat16 and int8_bfloat16 compute types): queries, keys, values and softmax weights rounded to bf16 for the two
   // products, summed in fp32, where the CPU multiplies bf16 pairs (AVX512-BF16: twice the fp32 rate).
   // Elsewhere, and for any other shape, it runs in fp32.
   bool bf16_products = false;

@@ -81,9 +81,10 @@ std::shared_ptr<const CudaWeights> upload_weights(const WhisperModel& model, Com
     case ComputeType::kFloat32: return upload_model<float>(model, compute_type);
     case ComputeType::kFloat16: return upload_model<__half>(model, compute_type);
     case ComputeType::kBfloat16: return upload_model<__nv_bfloat16>(model, compute_type);
-    case ComputeType::kInt8: break;
+    case ComputeType::kInt8:
+    case ComputeType::kInt8Bfloat16: break;
   }
-  throw Error("compute type int8 runs on the CPU only: on CUDA use float16, bfloat16 or float32");
+  throw Error("compute types int8 and int8_bfloat16 run on the CPU only: on CUDA use float16, bfloat16 or float32");
 }
 
 size_t decode_weight_bytes(const CudaWeights& weights) {
@@ -91,7 +92,8 @@ size_t decode_weight_bytes(const CudaWeights& weights) {
     case ComputeType::kFloat32: return static_cast<const WeightsOf<float>&>(weights).decode_weight_bytes();
     case ComputeType::kFloat16: return static_cast<const WeightsOf<__half>&>(weights).decode_weight_bytes();
     case ComputeType::kBfloat16: return static_cast<const WeightsOf<__nv_bfloat16>&>(weights).decode_weight_bytes();
-    case ComputeType::kInt8: break;
+    case ComputeType::kInt8:
+    case ComputeType::kInt8Bfloat16: break;
   }
   return 0;
 }

@@ -553,9 +553,10 @@ std::unique_ptr<WindowEngine> cuda::make_window_engine(std::shared_ptr<const Cud
     case ComputeType::kFloat32: return std::make_unique<CudaWindowEngine<float>>(std::move(weights));
     case ComputeType::kFloat16: return std::make_unique<CudaWindowEngine<__half>>(std::move(weights));
     case ComputeType::kBfloat16: return std::make_unique<CudaWindowEngine<__nv_bfloat16>>(std::move(weights));
-    case ComputeType::kInt8: break;
+    case ComputeType::kInt8:
+    case ComputeType::kInt8Bfloat16: break;
   }
-  throw Error("compute type int8 runs on the CPU only: on CUDA use float16, bfloat16 or float32");
+  throw Error("compute types int8 and int8_bfloat16 run on the CPU only: on CUDA use float16, bfloat16 or float32");
 }
 
 }  // namespace auris
