@@ -52,9 +52,15 @@ size_t packed_head_pairs(int n_kv, int d) {
   return panels * kPanelKeys * (d / 2) + static_cast<size_t>((n_kv + 1) / 2) * d;
 }
 
+// The packed head that starts at `at` (packed_head_pairs(n_kv, d) pairs).
+PackedHead packed_head_at(Pair* at, int n_kv, int d) {
+  const size_t panels = (n_kv + kPanelKeys - 1) / kPanelKeys;
+  return {at, at + panels * kPanelKeys * (d / 2)};
+}
+
 PackedHead pack_head(const float* k, int ldk, const float* v, int ldv, int n_kv, int d, Pair* dst) {
   const int panels = (n_kv + kPanelKeys - 1) / kPanelKeys;
-  PackedHead head{dst, dst + static_cast<size_t>(panels) * kPanelKeys * (d / 2)};
+  const PackedHead head = packed_head_at(dst, n_kv, d);
   alignas(64) Pair row[kMaxColumnVectors * 16 / 2];  // one key's d/2 pairs
   for (int p = 0; p < panels; ++p) {
     Pair* panel = head.keys + static_cast<size_t>(p) * kPanelKeys * (d / 2);
@@ -247,8 +253,8 @@ bool attention_in_bf16(const AttentionInput& in, float* out, int ldo, std::vecto
   const int lds = (in.n_kv + kPanelKeys - 1) / kPanelKeys * kPanelKeys;
   const int lw = (in.n_kv + 31) / 32 * 16;
   const size_t head_pairs = packed_head_pairs(in.n_kv, d);
-  // Per thread: a unit's query pairs and weight pairs (Pair), and its fp32 scores, in one buffer of
-  // floats (the pairs live in their own thread_local vector: a Pair is not a float).
+  // `pairs` holds every head's packed keys and values, then each thread's query and weight pairs for
+  // its unit; `scratch` each thread's fp32 scores.
   const size_t thread_pairs = static_cast<size_t>(kUnitQueries) * (d / 2 + lw);
   const size_t thread_scores = static_cast<size_t>(kUnitQueries) * lds;
   thread_local std::vector<Pair> pairs;
@@ -268,9 +274,7 @@ bool attention_in_bf16(const AttentionInput& in, float* out, int ldo, std::vecto
 #pragma omp for schedule(static)
     for (int u = 0; u < units; ++u) {
       const int h = u / chunks;
-      const int panels = (in.n_kv + kPanelKeys - 1) / kPanelKeys;
-      Pair* base = packed + head_pairs * h;
-      const PackedHead head{base, base + static_cast<size_t>(panels) * kPanelKeys * (d / 2)};
+      const PackedHead head = packed_head_at(packed + head_pairs * h, in.n_kv, d);
       const int q_begin = (u % chunks) * kUnitQueries, q_end = std::min(in.n_q, q_begin + kUnitQueries);
       unit(in, head, in.q + h * d, out + h * d, ldo, q_begin, q_end, query_pairs, scores, weight_pairs);
     }
