@@ -11,9 +11,11 @@ namespace auris {
 //  - kFloat32:  fp32 everywhere; greedy tokens equal openai/whisper's. The CPU stores the decoder's
 //               weights in fp16 where that is exact (fp16 checkpoints), which changes no product.
 //  - kBfloat16: bf16 decoder weights and fp16 cross-attention cache; on the CPU the encoder's GEMMs
-//               run in bf16 where it has AVX-512 BF16 (else fp32); on CUDA, bf16 everywhere.
-//  - kInt8:     CPU only: as kBfloat16 for the encoder; decode steps stream int8 weights (per-row
-//               scales) times int16-rounded activations, a quarter of fp32's bytes per token.
+//               and self-attention run in bf16 where it has AVX-512 BF16 (else fp32); on CUDA, bf16
+//               everywhere.
+//  - kInt8:     CPU only: the encoder's and the cross K/V projection's GEMMs in int8, its attention in
+//               fp32; decode steps stream int8 weights (per-row scales) times int16-rounded
+//               activations, a quarter of fp32's bytes per token.
 //  - kFloat16:  on the CPU: float32's arithmetic and weights (fp16 rows: exact for fp16 checkpoints,
 //               rounded from fp32 ones), with the cross-attention cache in fp16: half of its bytes
 //               per decode step. On CUDA: fp16 weights and activations, fp32 accumulation.
