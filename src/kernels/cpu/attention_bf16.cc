@@ -89,25 +89,8 @@ PackedHead pack_head(const float* k, int ldk, const float* v, int ldv, int n_kv,
   return head;
 }
 
-// exp(x) for x <= 0 in 16 lanes: simd::exp_nonpositive's steps, so each weight is the fp32 kernel's.
-inline __m512 exp_nonpositive(__m512 x) {
-  const __m512 clamped = _mm512_max_ps(x, _mm512_set1_ps(-87.3f));
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(clamped, _mm512_set1_ps(1.44269504088896341f)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693145751953125f), clamped);
-  r = _mm512_fmadd_ps(n, _mm512_set1_ps(-1.428606765330187e-06f), r);
-  const __m512 r2 = _mm512_mul_ps(r, r);
-  const __m512 r4 = _mm512_mul_ps(r2, r2);
-  const __m512 p01 = _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f), _mm512_set1_ps(1.0f));
-  const __m512 p23 = _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 6), _mm512_set1_ps(0.5f));
-  const __m512 p45 = _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 120), _mm512_set1_ps(1.0f / 24));
-  const __m512 p67 = _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 5040), _mm512_set1_ps(1.0f / 720));
-  const __m512 poly = _mm512_fmadd_ps(_mm512_fmadd_ps(p67, r2, p45), r4, _mm512_fmadd_ps(p23, r2, p01));
-  const __m512 two_n = _mm512_castsi512_ps(
-      _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
-  const __mmask16 underflow = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.3f), _CMP_LT_OQ);
-  return _mm512_maskz_mov_ps(static_cast<__mmask16>(~underflow), _mm512_mul_ps(poly, two_n));
-}
+// simd::exp_nonpositive's steps in 16 lanes, so each weight is the fp32 kernel's.
+inline __m512 exp_nonpositive(__m512 x) { return simd::exp_nonpositive_over<simd::Vec16Ops>(x); }
 
 inline __mmask16 first_lanes(int n) { return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << std::max(n, 0)) - 1); }
 

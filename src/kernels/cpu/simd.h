@@ -215,20 +215,55 @@ inline int32_t reduce_add(IntVec v) { return v.x; }
 // -87.3 and exactly 0 below, -inf included (masked scores). x = n ln2 + r with |r| <= ln2/2; e^r by
 // its degree-7 Taylor polynomial (truncation below 6e-9 relative) evaluated by Estrin's scheme, whose
 // short dependency chains let several vectors overlap; 2^n by exponent arithmetic.
-inline Vec exp_nonpositive(Vec x) {
-  const Vec clamped = max(x, set1(-87.3f));
-  const Vec n = round_nearest(mul(clamped, set1(1.44269504088896341f)));
-  Vec r = fmadd(n, set1(-0.693145751953125f), clamped);  // ln2 in two parts: n*ln2 is exact
-  r = fmadd(n, set1(-1.428606765330187e-06f), r);
-  const Vec r2 = mul(r, r);
-  const Vec r4 = mul(r2, r2);
-  const Vec p01 = fmadd(r, set1(1.0f), set1(1.0f));
-  const Vec p23 = fmadd(r, set1(1.0f / 6), set1(0.5f));
-  const Vec p45 = fmadd(r, set1(1.0f / 120), set1(1.0f / 24));
-  const Vec p67 = fmadd(r, set1(1.0f / 5040), set1(1.0f / 720));
-  const Vec p = fmadd(fmadd(p67, r2, p45), r4, fmadd(p23, r2, p01));
-  return select_below(x, -87.3f, zero(), mul(p, exp2_integer(n)));
+// Written once over a vector's operations (Ops: V, set1, zero, max, mul, fmadd, round_nearest,
+// exp2_integer, select_below), so a wider kernel (attention_bf16.cc's 16 lanes) takes the same steps.
+template <class Ops>
+inline typename Ops::V exp_nonpositive_over(typename Ops::V x) {
+  using V = typename Ops::V;
+  const V clamped = Ops::max(x, Ops::set1(-87.3f));
+  const V n = Ops::round_nearest(Ops::mul(clamped, Ops::set1(1.44269504088896341f)));
+  V r = Ops::fmadd(n, Ops::set1(-0.693145751953125f), clamped);  // ln2 in two parts: n*ln2 is exact
+  r = Ops::fmadd(n, Ops::set1(-1.428606765330187e-06f), r);
+  const V r2 = Ops::mul(r, r);
+  const V r4 = Ops::mul(r2, r2);
+  const V p01 = Ops::fmadd(r, Ops::set1(1.0f), Ops::set1(1.0f));
+  const V p23 = Ops::fmadd(r, Ops::set1(1.0f / 6), Ops::set1(0.5f));
+  const V p45 = Ops::fmadd(r, Ops::set1(1.0f / 120), Ops::set1(1.0f / 24));
+  const V p67 = Ops::fmadd(r, Ops::set1(1.0f / 5040), Ops::set1(1.0f / 720));
+  const V p = Ops::fmadd(Ops::fmadd(p67, r2, p45), r4, Ops::fmadd(p23, r2, p01));
+  return Ops::select_below(x, -87.3f, Ops::zero(), Ops::mul(p, Ops::exp2_integer(n)));
 }
+struct VecOps {
+  using V = Vec;
+  static V set1(float x) { return simd::set1(x); }
+  static V zero() { return simd::zero(); }
+  static V max(V a, V b) { return simd::max(a, b); }
+  static V mul(V a, V b) { return simd::mul(a, b); }
+  static V fmadd(V a, V b, V c) { return simd::fmadd(a, b, c); }
+  static V round_nearest(V x) { return simd::round_nearest(x); }
+  static V exp2_integer(V n) { return simd::exp2_integer(n); }
+  static V select_below(V x, float limit, V below, V v) { return simd::select_below(x, limit, below, v); }
+};
+inline Vec exp_nonpositive(Vec x) { return exp_nonpositive_over<VecOps>(x); }
+#if AURIS_CPU_PATH_LEVEL >= 2
+// 16 lanes, for the kernels that run on AVX-512 alone. Defined here, under this header's target
+// rather than a kernel's wider one, so that exp_nonpositive_over inlines its operations.
+struct Vec16Ops {
+  using V = __m512;
+  static V set1(float x) { return _mm512_set1_ps(x); }
+  static V zero() { return _mm512_setzero_ps(); }
+  static V max(V a, V b) { return _mm512_max_ps(a, b); }
+  static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V round_nearest(V x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static V exp2_integer(V n) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+  }
+  static V select_below(V x, float limit, V below, V v) {
+    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(x, _mm512_set1_ps(limit), _CMP_LT_OQ), below);
+  }
+};
+#endif
 
 // Exact GELU, x * Phi(x) = x/2 * erfc(-x/sqrt2), through Abramowitz & Stegun 7.1.26:
 // erfc(z) = t P(t) e^{-z^2} for z >= 0, t = 1/(1 + p z) (absolute error below 1.5e-7). Written as
