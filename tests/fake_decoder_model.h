@@ -69,21 +69,25 @@ class FakeInference : public Inference {
  public:
   explicit FakeInference(FakeVocabulary vocab) : vocab_(std::move(vocab)) {}
 
-  void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out, int extra_position,
-              std::vector<float>* extra_logits_out) override {
+  void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
+              const std::vector<int>& extra_positions, std::vector<float>* extra_logits_out) override {
     ++calls;
     logits_out.clear();
     if (extra_logits_out) extra_logits_out->clear();
     if (states_.empty()) {
+      std::vector<std::vector<float>> extra(extra_positions.size());  // once, in the order asked for
       for (const auto& row : tokens) {
         State s;
         for (int p = 0; p < static_cast<int>(row.size()); ++p) {
           advance(s, row[p]);
-          if (p == extra_position && extra_logits_out) append(*extra_logits_out, s);
+          for (size_t e = 0; e < extra_positions.size(); ++e)
+            if (p == extra_positions[e] && extra[e].empty()) append(extra[e], s);
         }
         states_.push_back(s);
         append(logits_out, s);
       }
+      if (extra_logits_out)
+        for (const auto& e : extra) extra_logits_out->insert(extra_logits_out->end(), e.begin(), e.end());
       prefill_length = static_cast<int>(tokens[0].size());
       return;
     }

@@ -46,6 +46,12 @@ struct DecodingOptions {
 
   // auris addition: seed of the sampler used when temperature > 0 (openai uses torch's global RNG).
   std::uint64_t seed = 0;
+  // auris addition: tokens the decode takes as its first sampled ones, timestamps included, as if it
+  // had chosen them. Unlike prefix they are part of the result and of its log-probability, under the
+  // same logit filters; they are prefilled in one pass instead of decoded one by one. A live stream
+  // forces the committed words its buffer holds, so that a re-decode samples only what follows them.
+  // Where the filters forbid one of them (or they leave no room), the window is decoded without them.
+  std::vector<int> forced_tokens;
 };
 
 struct DecodingResult {

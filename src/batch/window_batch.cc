@@ -40,7 +40,7 @@ struct WindowBatch::Request {
   Kind kind = Kind::kNone;
   const LogMel* window = nullptr;                          // kEncode
   const std::vector<std::vector<int>>* rows = nullptr;     // kDecode
-  int extra_position = -1;
+  const std::vector<int>* extra_positions = nullptr;
   std::vector<float>* logits = nullptr;                    // kDecode, kAlign
   std::vector<float>* extra_logits = nullptr;
   const std::vector<int>* tokens = nullptr;                // kAlign
@@ -78,14 +78,14 @@ class WindowBatch::SlotEngine : public WindowEngine {
     r.window = &window;
     batch_.post(slot_, r);
   }
-  void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out, int extra_position,
-              std::vector<float>* extra_logits_out) override {
+  void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
+              const std::vector<int>& extra_positions, std::vector<float>* extra_logits_out) override {
     if (!slot_.has_window) throw Error("decoder has no audio window: call set_window() first");
     Request r;
     r.kind = Request::Kind::kDecode;
     r.rows = &tokens;
     r.logits = &logits_out;
-    r.extra_position = extra_position;
+    r.extra_positions = &extra_positions;
     r.extra_logits = extra_logits_out;
     batch_.post(slot_, r);
   }
@@ -308,7 +308,7 @@ void WindowBatch::decode(std::vector<Slot*>& slots) {
     const Request& r = s->request;
     try {
       if (!s->self || s->self->length() == 0) {
-        PrefillCall call = prefill_call(*r.rows, r.extra_position, r.extra_logits);
+        PrefillCall call = prefill_call(*r.rows, *r.extra_positions, r.extra_logits);
         check_tokens(call.prompt, 0, static_cast<int>(call.prompt.size()) - 1, d);
         s->ensure_rows(d, call.rows);
         groups.push_back({&s->cross, s->self.get(), /*prefill=*/true, call.prompt, call.logit_positions, &s->prefill_logits});

@@ -164,6 +164,13 @@ void DecodingTask::verify_options() {
   if (o.sample_len && *o.sample_len < 0) {
     throw Error("sample_len must not be negative, got " + std::to_string(*o.sample_len));
   }
+  for (int t : o.forced_tokens) {
+    if (t < 0 || t >= tokenizer_.n_vocab()) {
+      throw Error("forced token " + std::to_string(t) + " is outside the vocabulary (0.." +
+                  std::to_string(tokenizer_.n_vocab() - 1) + ")");
+    }
+    if (t == tokenizer_.eot()) throw Error("forced tokens cannot hold <|endoftext|>: the decode would end there");
+  }
   if (o.max_initial_timestamp && !(*o.max_initial_timestamp >= 0)) {
     throw Error("max_initial_timestamp must be a non-negative number of seconds, got " +
                 std::to_string(*o.max_initial_timestamp));
@@ -265,23 +272,39 @@ DecodingResult DecodingTask::run(Inference& inference) {
   }
   decoder->reset();
 
-  // The main loop: n_group rows (beams or samples) of the same window.
-  TokenRows tokens(n_group_, start);
+  // The prefill: the start tokens, then any forced tokens, in one pass; n_group rows (beams or
+  // samples) of the same window.
+  TokenRows tokens;
   std::vector<float> sum_logprobs(n_group_, 0.0f);
   std::vector<float> logits;
-  std::vector<float> sot_logits;
-  inference.reset();
-  for (int i = 0; i < sample_len_; ++i) {
-    if (i == 0) {
-      inference.logits(tokens, logits, sot_index_, &sot_logits);
-      if (sot_logits.size() != static_cast<size_t>(n_group_) * n_vocab) {
-        throw Error("the model returned no logits at the <|startoftranscript|> position; it must fill extra_logits_out");
-      }
-      result.no_speech_prob =
-          softmax_probability(std::span<const float>(sot_logits).first(n_vocab), tokenizer_.no_speech());
-    } else {
-      inference.logits(tokens, logits);
+  std::vector<int> forced = options_.forced_tokens;
+  if (static_cast<int>(forced.size()) >= sample_len_ || static_cast<int>(start.size() + forced.size()) >= n_ctx_)
+    forced.clear();
+  for (;;) {
+    std::vector<int> prompt = start;
+    prompt.insert(prompt.end(), forced.begin(), forced.end());
+    tokens.assign(n_group_, prompt);
+    std::vector<int> positions = {sot_index_};  // then the positions that predict each forced token
+    for (size_t j = 0; j < forced.size(); ++j) positions.push_back(static_cast<int>(start.size() + j) - 1);
+    std::vector<float> extra_logits;
+    inference.reset();
+    inference.logits(tokens, logits, positions, &extra_logits);
+    if (extra_logits.size() != positions.size() * n_vocab) {
+      throw Error("the model returned no logits at the <|startoftranscript|> position; it must fill extra_logits_out");
     }
+    result.no_speech_prob = softmax_probability(std::span<const float>(extra_logits).first(n_vocab), tokenizer_.no_speech());
+    if (forced.empty()) break;
+    extra_logits.erase(extra_logits.begin(), extra_logits.begin() + n_vocab);
+    if (const std::optional<float> sum = forced_logprob(start, forced, extra_logits, n_vocab)) {
+      std::fill(sum_logprobs.begin(), sum_logprobs.end(), *sum);
+      break;
+    }
+    forced.clear();  // a token the filters forbid here: decoded in full
+  }
+
+  // The main loop, from the first token after the forced ones.
+  for (int i = static_cast<int>(forced.size()); i < sample_len_; ++i) {
+    if (i > static_cast<int>(forced.size())) inference.logits(tokens, logits);
     if (logits.size() != static_cast<size_t>(n_group_) * n_vocab) {
       throw Error("the model returned " + std::to_string(logits.size()) + " logits for " + std::to_string(n_group_) +
                   " rows of " + std::to_string(n_vocab) + " tokens");
@@ -305,6 +328,22 @@ DecodingResult DecodingTask::run(Inference& inference) {
   result.text = strip_whitespace(tokenizer_.decode(result.tokens));
   result.compression_ratio = compression_ratio(result.text);
   return result;
+}
+
+std::optional<float> DecodingTask::forced_logprob(const std::vector<int>& start, const std::vector<int>& forced,
+                                                  const std::vector<float>& extra_logits, int n_vocab) const {
+  TokenRows before = {start};
+  std::vector<float> row;
+  float sum = 0.0f;  // added in the order, and the precision, a decoder adds sampled tokens'
+  for (size_t j = 0; j < forced.size(); ++j) {
+    row.assign(extra_logits.begin() + static_cast<long>(j) * n_vocab, extra_logits.begin() + static_cast<long>(j + 1) * n_vocab);
+    for (const auto& filter : logit_filters_) filter->apply(row, n_vocab, before);
+    const float logprob = log_softmax_at(row, forced[j]);
+    if (!std::isfinite(logprob)) return std::nullopt;
+    sum += logprob;
+    before[0].push_back(forced[j]);
+  }
+  return sum;
 }
 
 }  // namespace auris

@@ -223,6 +223,49 @@ TEST_F(DecodingTaskOptions, BeamSearchReordersTheCache) {
   EXPECT_NE(task.run(careless).tokens, run["tokens"].get<std::vector<int>>());
 }
 
+// Forced tokens are what the decoder would have chosen, prefilled: forcing the start of a greedy
+// result gives that result again, with the same log-probability, in fewer calls. A forced token the
+// timestamp rules forbid (text before the first timestamp) leaves the window decoded in full.
+TEST_F(DecodingTaskOptions, ForcedTokensAreTakenAsSampledOnes) {
+  const json runs = load_decode_runs();
+  int checked = 0;
+  for (const json& v : runs) {
+    const Tokenizer tokenizer = load_tokenizer(test::shared_data_dir(), v["vocabulary"], v["num_languages"]);
+    for (const char* name : {"greedy", "greedy_prompt_prefix_tokens", "greedy_no_initial_limit"}) {
+      SCOPED_TRACE(v["vocabulary"].get<std::string>() + " " + name);
+      const json& run = v["runs"][name];
+      const auto tokens = run["tokens"].get<std::vector<int>>();
+      ASSERT_GE(tokens.size(), 4u);
+      DecodingTask full_task(tokenizer, dims_of(v), options_of(run["options"]));
+      test::FakeInference full_inference(fake_vocabulary(v));
+      const DecodingResult full = full_task.run(full_inference);
+      ASSERT_EQ(full.tokens, tokens);
+      for (size_t k : {size_t{1}, tokens.size() / 2, tokens.size() - 1}) {
+        DecodingOptions o = options_of(run["options"]);
+        o.forced_tokens.assign(tokens.begin(), tokens.begin() + static_cast<long>(k));
+        DecodingTask task(tokenizer, dims_of(v), o);
+        test::FakeInference inference(fake_vocabulary(v));
+        const DecodingResult forced = task.run(inference);
+        EXPECT_EQ(forced.tokens, tokens) << k << " forced";
+        EXPECT_EQ(forced.avg_logprob, full.avg_logprob) << k << " forced";
+        EXPECT_EQ(forced.no_speech_prob, full.no_speech_prob);
+        EXPECT_EQ(inference.calls, full_inference.calls - static_cast<int>(k)) << k << " forced";
+        ++checked;
+      }
+    }
+    const json& run = v["runs"]["greedy"];
+    DecodingOptions o = options_of(run["options"]);
+    o.forced_tokens = {v["words"][0].get<int>()};  // text where a timestamp must come first
+    DecodingTask task(tokenizer, dims_of(v), o);
+    test::FakeInference inference(fake_vocabulary(v));
+    EXPECT_EQ(task.run(inference).tokens, run["tokens"].get<std::vector<int>>());
+  }
+  EXPECT_EQ(checked, 18);
+  DecodingOptions eot;
+  eot.forced_tokens = {multilingual_->eot()};
+  EXPECT_NE(error_of(eot).find("<|endoftext|>"), std::string::npos);
+}
+
 TEST_F(DecodingTaskOptions, SamplingIsSeededAndRanksBestOf) {
   const json runs = load_decode_runs();
   const json& v = runs[0];

@@ -15,12 +15,13 @@ class Inference {
   // Logits of the last position of each row, written to logits_out [rows x n_vocab()].
   // The first call after reset() sees each row's whole prompt and runs it as one prefill; later calls
   // consume only each row's newest token (rows keep equal lengths).
-  // At the prefill only, extra_position >= 0 asks also for the logits of that earlier position of
-  // each row, written to *extra_logits_out [rows x n_vocab()]: decoding reads the no-speech
-  // probability at the <|startoftranscript|> position (openai: logits[:, sot_index]). It may equal
-  // the last position. Later calls pass -1.
+  // At the prefill only, extra_positions asks also for the logits of those earlier positions, written
+  // once (the rows are equal at a prefill) to *extra_logits_out [extra_positions.size() x n_vocab()]:
+  // decoding reads the no-speech probability at the <|startoftranscript|> position (openai:
+  // logits[:, sot_index]) and the log-probabilities of forced tokens. A position may be the last.
+  // Later calls pass none.
   virtual void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
-                      int extra_position = -1, std::vector<float>* extra_logits_out = nullptr) = 0;
+                      const std::vector<int>& extra_positions = {}, std::vector<float>* extra_logits_out = nullptr) = 0;
   // Row i continues from the self-attention cache of source_rows[i] (beam reordering).
   virtual void rearrange_kv_cache(const std::vector<int>& source_rows) = 0;
   // Forgets the self-attention cache (not the window's cross K/V) before the next decode.

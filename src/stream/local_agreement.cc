@@ -58,13 +58,20 @@ size_t LocalAgreement::after_committed(const std::vector<Word>& hypothesis) cons
 
 std::vector<Word> LocalAgreement::insert(const std::vector<Word>& hypothesis) {
   std::vector<Word> fresh;
+  size_t fresh_begin = 0;  // where the fresh words start in the hypothesis
   if (const size_t start = after_committed(hypothesis); start > 0) {
     fresh.assign(hypothesis.begin() + static_cast<std::ptrdiff_t>(start), hypothesis.end());
+    fresh_begin = start;
   } else {
     // It repeats none of them: its words after the committed end (with whisper_streaming's 0.1 s of slack).
     for (const Word& w : hypothesis)
       if (w.start > last_committed_end_ - 0.1) fresh.push_back(w);
+    fresh_begin = hypothesis.size() - fresh.size();
   }
+  // Where the fresh words are not the hypothesis's last ones (word times out of order), no prefix
+  // of it is known to be committed.
+  const bool suffix = std::equal(fresh.begin(), fresh.end(), hypothesis.begin() + static_cast<std::ptrdiff_t>(fresh_begin),
+                                 [](const Word& a, const Word& b) { return a.word == b.word && a.start == b.start; });
 
   // The longest common prefix of the previous hypothesis and this one is agreed.
   size_t agreed = 0;
@@ -73,12 +80,15 @@ std::vector<Word> LocalAgreement::insert(const std::vector<Word>& hypothesis) {
   previous_.assign(fresh.begin() + static_cast<std::ptrdiff_t>(agreed), fresh.end());
   for (const Word& w : committed) committed_in_buffer_.push_back(w);
   if (!committed.empty()) last_committed_end_ = committed.back().end;
+  committed_words_in_last_ = suffix && (fresh_begin > 0 || agreed > 0) ? fresh_begin + agreed : 0;
+  last_is_known_ = suffix;
   return committed;
 }
 
 std::vector<Word> LocalAgreement::commit_tentative() {
   std::vector<Word> committed = std::move(previous_);
   previous_.clear();
+  if (last_is_known_) committed_words_in_last_ += committed.size();
   for (const Word& w : committed) committed_in_buffer_.push_back(w);
   if (!committed.empty()) last_committed_end_ = committed.back().end;
   return committed;

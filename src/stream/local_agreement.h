@@ -34,12 +34,18 @@ class LocalAgreement {
   // End of the last committed word, 0 before any.
   double last_committed_end() const { return last_committed_end_; }
 
+  // How many words of the last inserted hypothesis, from its start, are committed: through the
+  // committed words it was found to repeat, or through those it committed. 0 when neither.
+  size_t committed_words_in_last() const { return committed_words_in_last_; }
+
  private:
   size_t after_committed(const std::vector<Word>& hypothesis) const;
 
   std::deque<Word> committed_in_buffer_;  // committed words still inside the audio buffer
   std::vector<Word> previous_;            // the last hypothesis's uncommitted words
   double last_committed_end_ = 0.0;
+  size_t committed_words_in_last_ = 0;
+  bool last_is_known_ = false;  // whether the tentative words are the last hypothesis's last ones
 };
 
 }  // namespace auris

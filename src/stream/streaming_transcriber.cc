@@ -9,8 +9,10 @@
 #include <utility>
 
 #include "auris/error.h"
+#include "api/model_impl.h"
 #include "auris/stream.h"
 #include "model/model_download.h"
+#include "stream/committed_tokens.h"
 #include "stream/local_agreement.h"
 #include "transcribe/silence_skipping.h"
 #include "transcribe/vad_filter.h"
@@ -56,7 +58,8 @@ void validate(const StreamOptions& o) {
 }
 
 struct StreamingTranscriber::State {
-  State(std::shared_ptr<const Model> model, StreamOptions o) : options(std::move(o)), transcriber(std::move(model)) {
+  State(std::shared_ptr<const Model> model, StreamOptions o)
+      : options(std::move(o)), tokenizer(model_impl(*model).tokenizer), transcriber(model) {
     options.transcribe.word_timestamps = true;
     if (options.vad) {
       vad = std::make_unique<SileroVad>(resolve_vad_model_path(options.vad->model, model_cache_dir()));
@@ -65,10 +68,12 @@ struct StreamingTranscriber::State {
   }
 
   StreamOptions options;
+  const Tokenizer& tokenizer;  // the model's, which the transcriber keeps alive
   Transcriber transcriber;
   LocalAgreement agreement;
   std::vector<float> buffer;    // the audio decoded at each step
   int64_t buffer_start = 0;     // its first sample, in samples since the stream began
+  std::vector<int> committed_tokens;  // the last decode's tokens through the committed words: the next one's forced tokens
   int64_t new_samples = 0;      // added since the last decode
   int64_t received = 0;
   std::deque<Word> committed;   // the latest committed words, for the prompt
@@ -120,6 +125,7 @@ struct StreamingTranscriber::State {
     const int64_t cut = std::clamp<int64_t>(std::llround(time * kRate) - buffer_start, 0, static_cast<int64_t>(buffer.size()));
     buffer.erase(buffer.begin(), buffer.begin() + cut);
     buffer_start += cut;
+    if (cut > 0) committed_tokens.clear();  // their times were the old buffer's
     agreement.forget_committed_before(seconds(buffer_start));
   }
 
@@ -129,6 +135,8 @@ struct StreamingTranscriber::State {
     if (buffer.empty()) return update;
     TranscribeOptions o = options.transcribe;
     o.initial_prompt = prompt();
+    o.decoding.forced_tokens = std::move(committed_tokens);
+    committed_tokens.clear();
     const auto start = std::chrono::steady_clock::now();
     const Transcript transcript = transcriber.transcribe(buffer, kRate, o);
     stats.compute_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -142,6 +150,7 @@ struct StreamingTranscriber::State {
 
     const double offset = seconds(buffer_start);
     std::vector<Word> hypothesis;
+    std::vector<std::pair<size_t, size_t>> origins;  // each hypothesis word's segment and index in it
     std::vector<double> segment_ends;
     const std::optional<double>& repetition_limit = options.transcribe.compression_ratio_threshold;
     // With live VAD the buffer ends in the silence that closes an utterance, where Whisper makes
@@ -149,20 +158,29 @@ struct StreamingTranscriber::State {
     // trailing segments (openai's is_segment_anomaly, as hallucination_silence_threshold uses it)
     // give no words; speech cut off at the buffer's end returns in the next decode, whole.
     const size_t kept = detector ? count_before_anomalous_tail(transcript.segments) : transcript.segments.size();
-    for (const Segment& s : std::span(transcript.segments).first(kept)) {
+    for (size_t i = 0; i < kept; ++i) {
+      const Segment& s = transcript.segments[i];
       // Likely silence, or a loop of repeated text that even the last temperature gave (noise
       // decodes as ". . . ."): no words.
       if (s.no_speech_prob > kNoSpeechSkip || (repetition_limit && s.compression_ratio > *repetition_limit)) continue;
-      for (Word w : s.words) {
+      for (size_t j = 0; j < s.words.size(); ++j) {
+        Word w = s.words[j];
         if (!has_content(w.word)) continue;  // a lone mark, as noise gives
         w.start += offset;
         w.end += offset;
         hypothesis.push_back(std::move(w));
+        origins.emplace_back(i, j);
       }
       segment_ends.push_back(s.end + offset);
     }
     update.committed = agreement.insert(hypothesis);
+    const int64_t decoded_from = buffer_start;
     trim(segment_ends, update.committed);
+    // The next decode of this buffer takes the committed words as this one decoded them.
+    if (const size_t n = agreement.committed_words_in_last(); n > 0 && buffer_start == decoded_from) {
+      const auto [segment, word] = origins[n - 1];
+      committed_tokens = tokens_through_word(transcript.segments, segment, word, tokenizer);
+    }
     remember(update.committed);
     update.tentative = agreement.tentative();
     return update;
@@ -211,6 +229,7 @@ struct StreamingTranscriber::State {
     update.utterance_ended = true;
     buffer_start += static_cast<int64_t>(buffer.size());
     buffer.clear();
+    committed_tokens.clear();
     new_samples = 0;
     agreement = LocalAgreement();
     utterance_end.reset();

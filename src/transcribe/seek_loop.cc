@@ -149,6 +149,7 @@ Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, con
 
     const DecodingResult result =
         decode_with_fallback(windows.engine(), tokenizer, dims, decoding, options, prompt);
+    decoding.forced_tokens.clear();  // they are the first window's
 
     if (is_silence(result, options)) {
       seek += window.segment_size;  // silence: skip the window

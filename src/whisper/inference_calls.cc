@@ -6,15 +6,18 @@
 
 namespace auris {
 
-PrefillCall prefill_call(const std::vector<std::vector<int>>& tokens, int extra_position,
+PrefillCall prefill_call(const std::vector<std::vector<int>>& tokens, const std::vector<int>& extra_positions,
                          const std::vector<float>* extra_logits_out) {
   if (tokens.empty()) throw Error("decoder called with no sequences");
   for (const auto& row : tokens)
     if (row != tokens[0]) throw Error("all sequences must share one prompt at prefill");
   if (tokens[0].empty()) throw Error("decoder prefill needs at least one token");
-  const bool extra = extra_position >= 0 && extra_logits_out != nullptr;
-  PrefillCall call{tokens[0], static_cast<int>(tokens.size()), {static_cast<int>(tokens[0].size()) - 1}, extra};
-  if (extra) call.logit_positions.push_back(extra_position);
+  const int length = static_cast<int>(tokens[0].size());
+  for (int p : extra_positions)
+    if (p < 0 || p >= length) throw Error("an extra logits position is outside the prompt");
+  const bool extra = !extra_positions.empty() && extra_logits_out != nullptr;
+  PrefillCall call{tokens[0], static_cast<int>(tokens.size()), {length - 1}, extra};
+  if (extra) call.logit_positions.insert(call.logit_positions.end(), extra_positions.begin(), extra_positions.end());
   return call;
 }
 
@@ -36,7 +39,7 @@ void replicate_prefill_logits(const PrefillCall& call, const std::vector<float>&
     for (int r = 0; r < call.rows; ++r) std::memcpy(out.data() + static_cast<size_t>(r) * n_vocab, row, n_vocab * sizeof(float));
   };
   replicate(prefill_logits.data(), logits_out);
-  if (call.extra) replicate(prefill_logits.data() + n_vocab, *extra_logits_out);
+  if (call.extra) extra_logits_out->assign(prefill_logits.begin() + n_vocab, prefill_logits.begin() + static_cast<long>(call.logit_positions.size()) * n_vocab);
 }
 
 }  // namespace auris

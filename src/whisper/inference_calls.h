@@ -12,19 +12,19 @@ namespace auris {
 struct PrefillCall {
   const std::vector<int>& prompt;
   int rows;
-  // Prompt positions whose logits are wanted: the last, then extra_position if asked for.
+  // Prompt positions whose logits are wanted: the last, then the extra positions if asked for.
   std::vector<int> logit_positions;
   bool extra;
 };
-PrefillCall prefill_call(const std::vector<std::vector<int>>& tokens, int extra_position,
+PrefillCall prefill_call(const std::vector<std::vector<int>>& tokens, const std::vector<int>& extra_positions,
                          const std::vector<float>* extra_logits_out);
 
 // A step: each row's newest token. Throws auris::Error unless every row grew by exactly one token
 // since the cache's `length`.
 std::vector<int> step_tokens(const std::vector<std::vector<int>>& tokens, int length);
 
-// Writes the prefill's logits ([positions x n_vocab]) as every row's: logits_out gets the last
-// position's, extra_logits_out (when asked for) the extra position's.
+// Writes the prefill's logits ([positions x n_vocab]): logits_out gets the last position's as every
+// row's, extra_logits_out (when asked for) the extra positions', once.
 void replicate_prefill_logits(const PrefillCall& call, const std::vector<float>& prefill_logits, int n_vocab,
                               std::vector<float>& logits_out, std::vector<float>* extra_logits_out);
 

@@ -44,10 +44,10 @@ void WindowInference::reset() {
 }
 
 void WindowInference::logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
-                             int extra_position, std::vector<float>* extra_logits_out) {
+                             const std::vector<int>& extra_positions, std::vector<float>* extra_logits_out) {
   if (!has_window_) throw Error("decoder has no audio window: call set_window() first");
   if (!self_ || self_->length() == 0) {
-    const PrefillCall call = prefill_call(tokens, extra_position, extra_logits_out);
+    const PrefillCall call = prefill_call(tokens, extra_positions, extra_logits_out);
     ensure_rows(call.rows);
     const auto start = std::chrono::steady_clock::now();
     decoder_.prefill(call.prompt, cross_, *self_, call.logit_positions, prefill_logits_);

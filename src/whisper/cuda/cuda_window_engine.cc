@@ -134,7 +134,7 @@ class CudaWindowEngine final : public WindowEngine {
     graphs_.clear();  // the full-cache ablation changes what a step reads
   }
 
-  void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out, int extra_position = -1,
+  void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out, const std::vector<int>& extra_positions = {},
               std::vector<float>* extra_logits_out = nullptr) override;
   void rearrange_kv_cache(const std::vector<int>& source_rows) override;
   void reset() override { length_ = 0; }
@@ -407,10 +407,10 @@ void CudaWindowEngine<T>::ensure_rows(int rows) {
 
 template <typename T>
 void CudaWindowEngine<T>::logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
-                                 int extra_position, std::vector<float>* extra_logits_out) {
+                                 const std::vector<int>& extra_positions, std::vector<float>* extra_logits_out) {
   if (!has_window_) throw Error("decoder has no audio window: call set_window() first");
   if (length_ == 0) {
-    const PrefillCall call = prefill_call(tokens, extra_position, extra_logits_out);
+    const PrefillCall call = prefill_call(tokens, extra_positions, extra_logits_out);
     ensure_rows(call.rows);
     std::vector<float> prefill_logits;
     prefill(call.prompt, call.logit_positions, prefill_logits);
