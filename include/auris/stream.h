@@ -57,6 +57,9 @@ struct StreamStats {
   double decoded_seconds = 0;   // audio that went through the decoder, counting re-decodes
   int decodes = 0;
   double compute_seconds = 0;   // wall time spent decoding
+  // Tokens re-decodes were given as decided (the committed words the buffer still held, as the last
+  // decode spelled them): prefilled in one pass instead of decoded again.
+  long long forced_tokens = 0;
   double buffered_seconds = 0;  // audio in the buffer now
 };
 

@@ -83,5 +83,5 @@ class StreamingTranscriber:
 
     @property
     def stats(self) -> dict:
-        """received_seconds, decoded_seconds, decodes, compute_seconds, buffered_seconds."""
+        """received_seconds, decoded_seconds, decodes, compute_seconds, forced_tokens, buffered_seconds."""
         return self._stream.stats()

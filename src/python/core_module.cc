@@ -348,6 +348,7 @@ class PyStream {
     d["decoded_seconds"] = s.decoded_seconds;
     d["decodes"] = s.decodes;
     d["compute_seconds"] = s.compute_seconds;
+    d["forced_tokens"] = s.forced_tokens;
     d["buffered_seconds"] = s.buffered_seconds;
     return d;
   }

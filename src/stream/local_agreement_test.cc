@@ -38,6 +38,21 @@ TEST(LocalAgreement, CommitsWhatTwoHypothesesAgreeOn) {
   EXPECT_EQ(texts(agreement.tentative()), (Texts{"upon", "the"}));
 }
 
+// How many of the last hypothesis's words are committed: what a re-decode may force.
+TEST(LocalAgreement, CountsTheCommittedWordsOfTheLastHypothesis) {
+  LocalAgreement agreement;
+  agreement.insert(words({"the", "cat"}));
+  EXPECT_EQ(agreement.committed_words_in_last(), 0u);
+  agreement.insert(words({"the", "cat", "sat", "on"}));
+  EXPECT_EQ(agreement.committed_words_in_last(), 2u);
+  agreement.insert(words({"the", "cat", "sat", "upon", "the"}));  // repeats "the cat", commits "sat"
+  EXPECT_EQ(agreement.committed_words_in_last(), 3u);
+  agreement.insert(words({"the", "cat", "sat", "under", "a"}));  // commits nothing more
+  EXPECT_EQ(agreement.committed_words_in_last(), 3u);
+  agreement.commit_tentative();
+  EXPECT_EQ(agreement.committed_words_in_last(), 5u);
+}
+
 TEST(LocalAgreement, NothingIsCommittedWhileHypothesesDisagree) {
   LocalAgreement agreement;
   agreement.insert(words({"a", "b"}));

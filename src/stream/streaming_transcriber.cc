@@ -137,6 +137,7 @@ struct StreamingTranscriber::State {
     o.initial_prompt = prompt();
     o.decoding.forced_tokens = std::move(committed_tokens);
     committed_tokens.clear();
+    stats.forced_tokens += static_cast<long long>(o.decoding.forced_tokens.size());
     const auto start = std::chrono::steady_clock::now();
     const Transcript transcript = transcriber.transcribe(buffer, kRate, o);
     stats.compute_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -90,6 +90,8 @@ TEST_F(StreamingTranscriberTest, CommittedTextMatchesTheOfflineTranscript) {
   EXPECT_NEAR(stats.received_seconds, audio.size() / double(kRate), 1e-9);
   EXPECT_GE(stats.decodes, 9);  // a decode per second of audio
   EXPECT_EQ(stats.buffered_seconds, 0.0);  // finish() empties the buffer
+  // Re-decodes took the committed words as decided, rather than decoding them again.
+  EXPECT_GT(stats.forced_tokens, 2 * static_cast<long long>(committed.size()));
 }
 
 TEST_F(StreamingTranscriberTest, SilenceCommitsNothingAndTheBufferStaysBounded) {

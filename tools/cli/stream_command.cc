@@ -142,12 +142,14 @@ void run_live(StreamInput& input, StreamingTranscriber& stream, StreamOutput& ou
 int stream(const StreamArgs& a) {
   const StreamOptions options = to_options(a);
   validate(options);  // and the VAD model, before the Whisper model loads
-  StreamOutput output(a.output_format, stdout);
   const auto model = Model::load(a.model, parse_compute_type(a.compute_type), parse_device(a.device));
   StreamingTranscriber transcriber(model, options);
   transcriber.set_threads(a.threads);
   stop_on_signals();
   StreamInput input(a.input, a.input_format, a.realtime, stop_requested);
+  // The events' times count from here, where the audio starts to arrive (and --realtime's clock
+  // starts), not from before the model loaded.
+  StreamOutput output(a.output_format, stdout);
   if (input.live())
     run_live(input, transcriber, output);
   else

@@ -85,7 +85,7 @@ void StreamOutput::print_end(const StreamStats& stats) {
   if (jsonl_) {
     const nlohmann::json event = {{"type", "end"}, {"audio_seconds", rounded(stats.received_seconds)},
                                   {"compute_seconds", rounded(stats.compute_seconds)}, {"decodes", stats.decodes},
-                                  {"decoded_seconds", rounded(stats.decoded_seconds)}, {"time", rounded(now())}};
+                                  {"decoded_seconds", rounded(stats.decoded_seconds)}, {"forced_tokens", stats.forced_tokens}, {"time", rounded(now())}};
     std::fprintf(out_, "%s\n", event.dump().c_str());
   } else {
     clear_tentative();
