@@ -16,6 +16,7 @@ Usage: bench/stream_latency.py [--cli build/auris] [--model tiny.en] [--step-ms 
        [--server build/pyenv/bin/python] [--hallucination-silence-threshold S] [--vad-model FILE]
 With --vad-model (a Silero ggml file, or silero-vad for the cached one), `auris stream --vad` runs the
 same feed too, reported beside the stream without VAD.
+With --events DIR, each auris stream's JSON-lines events are kept there (stream.jsonl, stream-vad.jsonl).
 With --peer (the python that scripts/setup_stream_peer.sh prints), ufal's whisper_streaming
 (whisper_online.py on faster-whisper, int8 as its CPU setting) runs the same feed
 (bench/peers/whisper_streaming_run.py) with the same model, step, beam and threads, reported beside.
@@ -62,10 +63,12 @@ def offline_words(cli, model, audio, threads, beam, compute):
     return transcript["text"], words
 
 
-def auris_stream(cli, model, audio, threads, step_ms, beam, extra):
+def auris_stream(cli, model, audio, threads, step_ms, beam, extra, events_path=None):
     out = subprocess.run([cli, "stream", "-m", model, "-t", str(threads), "--step-ms", str(step_ms),
                           "--beam-size", str(beam), *extra, "--realtime", "-f", "jsonl", audio],
                          check=True, capture_output=True, text=True).stdout
+    if events_path:
+        Path(events_path).write_text(out)
     events = [json.loads(line) for line in out.splitlines()]
     committed = [dict(w, time=e["time"]) for e in events if e["type"] == "committed" for w in e["words"]]
     end = next(e for e in events if e["type"] == "end")
@@ -146,6 +149,7 @@ def main():
     parser.add_argument("--hallucination-silence-threshold", type=float, help="auris stream's option of that name")
     parser.add_argument("--server", help="python with websockets: also through auris serve's realtime WebSocket")
     parser.add_argument("--vad-model", help="also `auris stream --vad` with this Silero VAD file or cached name")
+    parser.add_argument("--events", help="a directory to keep each auris stream's JSON-lines events in")
     args = parser.parse_args()
 
     reference_text = Path(args.audio).with_suffix(".txt").read_text()
@@ -157,12 +161,16 @@ def main():
           f"{Path(args.audio).name} fed at real time; silence {silence[0]:.1f}-{silence[1]:.1f} s")
     extra = compute + (["--hallucination-silence-threshold", str(args.hallucination_silence_threshold)]
                        if args.hallucination_silence_threshold else [])
+    events = (lambda name: str(Path(args.events) / name)) if args.events else (lambda name: None)
+    if args.events:
+        Path(args.events).mkdir(parents=True, exist_ok=True)
     committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms,
-                                               args.beam_size, extra)
+                                               args.beam_size, extra, events("stream.jsonl"))
     report("auris stream", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
     if args.vad_model:
         committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms,
-                                                   args.beam_size, extra + ["--vad", "--vad-model", args.vad_model])
+                                                   args.beam_size, extra + ["--vad", "--vad-model", args.vad_model],
+                                                   events("stream-vad.jsonl"))
         report("auris stream --vad", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
     if args.server:
         committed, seconds = server_stream(args.server, args.cli, args.model, args.audio, args.threads, args.step_ms,

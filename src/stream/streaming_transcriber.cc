@@ -8,8 +8,8 @@
 #include <string>
 #include <utility>
 
-#include "auris/error.h"
 #include "api/model_impl.h"
+#include "auris/error.h"
 #include "auris/stream.h"
 #include "model/model_download.h"
 #include "stream/committed_tokens.h"
