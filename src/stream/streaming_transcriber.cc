@@ -154,11 +154,12 @@ struct StreamingTranscriber::State {
     std::vector<std::pair<size_t, size_t>> origins;  // each hypothesis word's segment and index in it
     std::vector<double> segment_ends;
     const std::optional<double>& repetition_limit = options.transcribe.compression_ratio_threshold;
-    // With live VAD the buffer ends in the silence that closes an utterance, where Whisper makes
-    // up a last segment ("Thank you.", "Thank you very much.") of improbable, instant words. Such
-    // trailing segments (openai's is_segment_anomaly, as hallucination_silence_threshold uses it)
-    // give no words; speech cut off at the buffer's end returns in the next decode, whole.
-    const size_t kept = detector ? count_before_anomalous_tail(transcript.segments) : transcript.segments.size();
+    // Trailing segments of improbable, instant words (openai's is_segment_anomaly, as
+    // hallucination_silence_threshold uses it) give no words: with live VAD, the "Thank you." Whisper
+    // makes up of the silence that closes an utterance; without it, speech after a long silence in
+    // the buffer placed inside that silence, which a later decode times again (and would commit
+    // twice). Speech cut off at the buffer's end returns in the next decode, whole.
+    const size_t kept = count_before_anomalous_tail(transcript.segments);
     for (size_t i = 0; i < kept; ++i) {
       const Segment& s = transcript.segments[i];
       // Likely silence, or a loop of repeated text that even the last temperature gave (noise
