@@ -294,8 +294,8 @@ DecodingResult DecodingTask::run(Inference& inference) {
     }
     result.no_speech_prob = softmax_probability(std::span<const float>(extra_logits).first(n_vocab), tokenizer_.no_speech());
     if (forced.empty()) break;
-    extra_logits.erase(extra_logits.begin(), extra_logits.begin() + n_vocab);
-    if (const std::optional<float> sum = forced_logprob(start, forced, extra_logits, n_vocab)) {
+    const std::span<const float> forced_logits = std::span<const float>(extra_logits).subspan(n_vocab);
+    if (const std::optional<float> sum = forced_logprob(start, forced, forced_logits, n_vocab)) {
       std::fill(sum_logprobs.begin(), sum_logprobs.end(), *sum);
       break;
     }
@@ -331,12 +331,13 @@ DecodingResult DecodingTask::run(Inference& inference) {
 }
 
 std::optional<float> DecodingTask::forced_logprob(const std::vector<int>& start, const std::vector<int>& forced,
-                                                  const std::vector<float>& extra_logits, int n_vocab) const {
+                                                  std::span<const float> forced_logits, int n_vocab) const {
   TokenRows before = {start};
   std::vector<float> row;
   float sum = 0.0f;  // added in the order, and the precision, a decoder adds sampled tokens'
   for (size_t j = 0; j < forced.size(); ++j) {
-    row.assign(extra_logits.begin() + static_cast<long>(j) * n_vocab, extra_logits.begin() + static_cast<long>(j + 1) * n_vocab);
+    const std::span<const float> logits = forced_logits.subspan(j * n_vocab, n_vocab);
+    row.assign(logits.begin(), logits.end());
     for (const auto& filter : logit_filters_) filter->apply(row, n_vocab, before);
     const float logprob = log_softmax_at(row, forced[j]);
     if (!std::isfinite(logprob)) return std::nullopt;

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "auris/decoding.h"
@@ -38,10 +39,10 @@ class DecodingTask {
   std::vector<int> tokens_of(const TextOrTokens& text_or_tokens, const char* what) const;
   std::vector<int> build_initial_tokens() const;
   std::vector<int> build_suppress_tokens() const;
-  // The sum of the forced tokens' log-probabilities, each from its position's logits (extra_logits,
+  // The sum of the forced tokens' log-probabilities, each from its position's logits (forced_logits,
   // [forced x n_vocab]) under the logit filters; unset where one of them is forbidden.
   std::optional<float> forced_logprob(const std::vector<int>& start, const std::vector<int>& forced,
-                                      const std::vector<float>& extra_logits, int n_vocab) const;
+                                      std::span<const float> forced_logits, int n_vocab) const;
 
   const Tokenizer& tokenizer_;
   ModelDims dims_;

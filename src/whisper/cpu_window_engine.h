@@ -23,8 +23,8 @@ class CpuWindowEngine : public WindowEngine {
     inference_.set_ablations(ablations.recompute_cross_kv_each_step, ablations.attend_full_self_cache);
   }
 
-  void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out, const std::vector<int>& extra_positions = {},
-              std::vector<float>* extra_logits_out = nullptr) override {
+  void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
+              const std::vector<int>& extra_positions = {}, std::vector<float>* extra_logits_out = nullptr) override {
     inference_.logits(tokens, logits_out, extra_positions, extra_logits_out);
   }
   void rearrange_kv_cache(const std::vector<int>& source_rows) override { inference_.rearrange_kv_cache(source_rows); }

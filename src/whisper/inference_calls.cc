@@ -39,7 +39,10 @@ void replicate_prefill_logits(const PrefillCall& call, const std::vector<float>&
     for (int r = 0; r < call.rows; ++r) std::memcpy(out.data() + static_cast<size_t>(r) * n_vocab, row, n_vocab * sizeof(float));
   };
   replicate(prefill_logits.data(), logits_out);
-  if (call.extra) extra_logits_out->assign(prefill_logits.begin() + n_vocab, prefill_logits.begin() + static_cast<long>(call.logit_positions.size()) * n_vocab);
+  if (call.extra) {
+    const auto positions = static_cast<long>(call.logit_positions.size());
+    extra_logits_out->assign(prefill_logits.begin() + n_vocab, prefill_logits.begin() + positions * n_vocab);
+  }
 }
 
 }  // namespace auris

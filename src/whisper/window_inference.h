@@ -19,8 +19,8 @@ class WindowInference : public Inference {
   // encoder_out: [n_audio_ctx x n_audio_state] of the new window.
   void set_window(const float* encoder_out);
 
-  void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out, const std::vector<int>& extra_positions = {},
-              std::vector<float>* extra_logits_out = nullptr) override;
+  void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
+              const std::vector<int>& extra_positions = {}, std::vector<float>* extra_logits_out = nullptr) override;
   void rearrange_kv_cache(const std::vector<int>& source_rows) override;
   void reset() override;
   int n_vocab() const override { return model_.dims.n_vocab; }

@@ -134,8 +134,8 @@ class CudaWindowEngine final : public WindowEngine {
     graphs_.clear();  // the full-cache ablation changes what a step reads
   }
 
-  void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out, const std::vector<int>& extra_positions = {},
-              std::vector<float>* extra_logits_out = nullptr) override;
+  void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
+              const std::vector<int>& extra_positions = {}, std::vector<float>* extra_logits_out = nullptr) override;
   void rearrange_kv_cache(const std::vector<int>& source_rows) override;
   void reset() override { length_ = 0; }
   int n_vocab() const override { return d_.n_vocab; }
