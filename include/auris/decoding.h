@@ -52,6 +52,11 @@ struct DecodingOptions {
   // forces the committed words its buffer holds, so that a re-decode samples only what follows them.
   // Where the filters forbid one of them (or they leave no room), the window is decoded without them.
   std::vector<int> forced_tokens;
+  // auris addition: a segment that closes before this time (seconds into the window) may not be
+  // the last: after its closing timestamp pair, text must follow, not <|endoftext|>. Whisper tends
+  // to stop at speech cut off by the end of the audio, which openai's transcribe then decodes in
+  // one more window; a live stream sets this to decode it in the same one.
+  std::optional<double> no_end_before;
 };
 
 struct DecodingResult {

@@ -78,6 +78,12 @@ struct TranscribeOptions {
   // words) and silence longer than this many seconds surrounds it, skip the silence and drop it.
   std::optional<double> hallucination_silence_threshold;
 
+  // auris addition: the window that reaches the end of the audio may not end with a segment that
+  // closes more than half a second before that end (DecodingOptions::no_end_before). Whisper tends
+  // to leave speech cut off by the end of the audio for a next window; a live stream's newest words
+  // are that speech, and this transcribes them without the second window's encoder pass.
+  bool transcribe_to_the_end = false;
+
   // Parts of the audio to transcribe, in seconds: start, end, start, end, ...; a missing last end
   // means the end of the audio. Empty: all of it. parse_clip_timestamps reads openai's "0,5.5,8"
   // form. Ends past the audio stop at its end (openai would loop forever there). Throws

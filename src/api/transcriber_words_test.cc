@@ -127,5 +127,32 @@ TEST(TranscribeClips, ClipsPastTheEndStopAtTheEnd) {
   EXPECT_EQ(engine_counters(transcriber).encoder_windows, 1);
 }
 
+TEST(TranscribeToTheEnd, SpeechCutOffByTheEndIsTranscribedInTheSameWindow) {
+  // 12 s of the long-form file that end mid-sentence: Whisper closes "...Well, I would not" and
+  // stops, so openai's seek rule decodes the last 2 s again in a second window. With
+  // transcribe_to_the_end the one window goes on to the audio's end.
+  AURIS_REQUIRE_SHARED_DATA(data);
+  const std::string path = test::cached_model("tiny.en");
+  if (path.empty()) GTEST_SKIP() << "model tiny.en not cached: run scripts/fetch_models.sh";
+  const std::vector<float> audio = load_audio(data + "/audio/longform/hifitts-dev-concat.flac");
+  const std::vector<float> buffer(audio.begin() + 28 * 16000, audio.begin() + 40 * 16000);
+  auto transcribe = [&](bool to_the_end) {
+    Transcriber transcriber(Model::load(path));
+    TranscribeOptions o;
+    o.word_timestamps = true;
+    o.transcribe_to_the_end = to_the_end;
+    const Transcript t = transcriber.transcribe(buffer, 16000, o);
+    return std::make_pair(t, engine_counters(transcriber).encoder_windows);
+  };
+  const auto [openai, openai_windows] = transcribe(false);
+  ASSERT_EQ(openai_windows, 2) << "the premise: openai's rule decodes a second window here";
+  const auto [one, one_windows] = transcribe(true);
+  EXPECT_EQ(one_windows, 1);
+  EXPECT_NE(one.text.find("young man yet when it comes"), std::string::npos) << one.text;
+  ASSERT_FALSE(one.segments.empty());
+  for (const Segment& s : one.segments) EXPECT_EQ(s.seek, 0);
+  EXPECT_GT(one.segments.back().words.back().end, 11.0);
+}
+
 }  // namespace
 }  // namespace auris

@@ -104,9 +104,11 @@ DecodingTask::DecodingTask(const Tokenizer& tokenizer, const ModelDims& dims, De
       // Python's round() takes halves to the even neighbour, as nearbyint does.
       max_initial_timestamp_index_ = static_cast<int>(std::nearbyint(*options_.max_initial_timestamp / precision));
     }
+    std::optional<int> no_end_before_index;
+    if (options_.no_end_before) no_end_before_index = static_cast<int>(std::floor(*options_.no_end_before / precision));
     logit_filters_.push_back(std::make_unique<ApplyTimestampRules>(
         ApplyTimestampRules::Tokens{tokenizer_.eot(), tokenizer_.no_timestamps(), tokenizer_.timestamp_begin()},
-        sample_begin(), max_initial_timestamp_index_));
+        sample_begin(), max_initial_timestamp_index_, no_end_before_index));
   }
 }
 

@@ -49,8 +49,12 @@ void SuppressTokens::apply(std::span<float> logits, int n_vocab, const TokenRows
 }
 
 ApplyTimestampRules::ApplyTimestampRules(Tokens special, int sample_begin,
-                                         std::optional<int> max_initial_timestamp_index)
-    : special_(special), sample_begin_(sample_begin), max_initial_timestamp_index_(max_initial_timestamp_index) {}
+                                         std::optional<int> max_initial_timestamp_index,
+                                         std::optional<int> no_end_before_index)
+    : special_(special),
+      sample_begin_(sample_begin),
+      max_initial_timestamp_index_(max_initial_timestamp_index),
+      no_end_before_index_(no_end_before_index) {}
 
 void ApplyTimestampRules::apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const {
   const int tb = special_.timestamp_begin;
@@ -69,6 +73,7 @@ void ApplyTimestampRules::apply(std::span<float> logits, int n_vocab, const Toke
     if (last_was_timestamp) {
       if (penultimate_was_timestamp) {
         mask_range(row, tb, n_vocab);  // a pair just closed: text must follow
+        if (n >= 2 && no_end_before_index_ && sampled[n - 1] - tb < *no_end_before_index_) row[special_.eot] = kNegInf;
       } else {
         mask_range(row, 0, special_.eot);  // an opened pair must close (or end)
       }

@@ -50,13 +50,17 @@ class ApplyTimestampRules : public LogitFilter {
     int no_timestamps;
     int timestamp_begin;
   };
-  ApplyTimestampRules(Tokens special, int sample_begin, std::optional<int> max_initial_timestamp_index);
+  // no_end_before_index (an auris addition): after a pair earlier than this timestamp index,
+  // <|endoftext|> is forbidden too (DecodingOptions::no_end_before).
+  ApplyTimestampRules(Tokens special, int sample_begin, std::optional<int> max_initial_timestamp_index,
+                      std::optional<int> no_end_before_index = std::nullopt);
   void apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const override;
 
  private:
   Tokens special_;
   int sample_begin_;
   std::optional<int> max_initial_timestamp_index_;
+  std::optional<int> no_end_before_index_;
 };
 
 }  // namespace auris

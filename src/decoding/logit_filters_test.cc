@@ -111,5 +111,27 @@ TEST(LogitFilters, TimestampPairsAndMonotonicity) {
   EXPECT_EQ(masked_after({0}), "xxxxxxxxxxxx..........");
 }
 
+TEST(LogitFilters, NoEndBeforeForbidsEndingAfterAnEarlyPair) {
+  // The vocabulary above; the window may not end after a pair earlier than timestamp index 5 (17).
+  const ApplyTimestampRules rules({10, 11, 12}, 1, std::nullopt, /*no_end_before_index=*/5);
+  const int n_vocab = 22;
+  auto masked_after = [&](std::vector<int> row) {
+    std::vector<float> logits(n_vocab, 0.0f);
+    logits[3] = logits[10] = 5.0f;
+    rules.apply(logits, n_vocab, {row});
+    std::string mask;
+    for (float x : logits) mask += std::isinf(x) ? 'x' : '.';
+    return mask;
+  };
+  // a pair at 15 (index 3): text must follow, and the end is forbidden too.
+  EXPECT_EQ(masked_after({0, 14, 15}), "..........xxxxxxxxxxxx");
+  // a pair at 17 (index 5) may end the window, as without the option.
+  EXPECT_EQ(masked_after({0, 16, 17}), "...........xxxxxxxxxxx");
+  // a single closing timestamp may still end it: the segment is whole.
+  EXPECT_EQ(masked_after({0, 5, 14}), "xxxxxxxxxx.xxx........");
+  // the first timestamp is not a pair.
+  EXPECT_EQ(masked_after({0, 12}), "...........xxxxxxxxxxx");
+}
+
 }  // namespace
 }  // namespace auris

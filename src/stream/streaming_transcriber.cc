@@ -61,6 +61,8 @@ struct StreamingTranscriber::State {
   State(std::shared_ptr<const Model> model, StreamOptions o)
       : options(std::move(o)), tokenizer(model_impl(*model).tokenizer), transcriber(model) {
     options.transcribe.word_timestamps = true;
+    // The buffer's newest speech, which Whisper would leave for one more window: in this one.
+    options.transcribe.transcribe_to_the_end = true;
     if (options.vad) {
       vad = std::make_unique<SileroVad>(resolve_vad_model_path(options.vad->model, model_cache_dir()));
       detector = std::make_unique<LiveSpeechDetector>(*vad, *options.vad);

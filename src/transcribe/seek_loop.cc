@@ -17,6 +17,10 @@
 namespace auris {
 namespace {
 
+// TranscribeOptions::transcribe_to_the_end: the last window may still end this close to the audio's
+// end, where a word may be too short a fragment to transcribe.
+constexpr double kUnheardTail = 0.5;
+
 double frames_to_seconds(int frames) { return static_cast<double>(frames) * kHopLength / kSampleRate; }
 double samples_to_seconds(int64_t samples) { return static_cast<double>(samples) / kSampleRate; }
 
@@ -147,6 +151,11 @@ Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, con
       prompt.assign(all_tokens.begin() + static_cast<long>(prompt_reset_since), all_tokens.end());
     }
 
+    if (options.transcribe_to_the_end) {
+      const bool reaches_the_end = seek + window.segment_size >= std::min(content_frames, clip_end);
+      decoding.no_end_before = reaches_the_end ? std::optional<double>(window.segment_duration - kUnheardTail)
+                                               : options.decoding.no_end_before;
+    }
     const DecodingResult result =
         decode_with_fallback(windows.engine(), tokenizer, dims, decoding, options, prompt);
     decoding.forced_tokens.clear();  // they are the first window's
