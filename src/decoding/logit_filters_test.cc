@@ -89,48 +89,42 @@ TEST(LogitFilters, MatchOpenaiOnRandomContexts) {
   EXPECT_GT(timestamp_forced, 20) << "the fixtures should exercise the timestamp-probability rule";
 }
 
-TEST(LogitFilters, TimestampPairsAndMonotonicity) {
-  // Vocabulary: text 0..9, eot 10, no_timestamps 11, timestamps 12..21; sampling starts at 1.
-  const ApplyTimestampRules rules({10, 11, 12}, 1, std::nullopt);
+// Vocabulary: text 0..9, eot 10, no_timestamps 11, timestamps 12..21; sampling starts at 1.
+// Which logits the rules mask after `row` ('x'), text and eot far above any timestamp so that the
+// probability rule stays out.
+std::string masked_after(const ApplyTimestampRules& rules, const std::vector<int>& row) {
   const int n_vocab = 22;
-  auto masked_after = [&](std::vector<int> row) {
-    std::vector<float> logits(n_vocab, 0.0f);
-    logits[3] = logits[10] = 5.0f;  // text and eot far above any timestamp: the probability rule stays out
-    rules.apply(logits, n_vocab, {row});
-    std::string mask;
-    for (float x : logits) mask += std::isinf(x) ? 'x' : '.';
-    return mask;
-  };
+  std::vector<float> logits(n_vocab, 0.0f);
+  logits[3] = logits[10] = 5.0f;
+  rules.apply(logits, n_vocab, {row});
+  std::string mask;
+  for (float x : logits) mask += std::isinf(x) ? 'x' : '.';
+  return mask;
+}
+
+TEST(LogitFilters, TimestampPairsAndMonotonicity) {
+  const ApplyTimestampRules rules({10, 11, 12}, 1, std::nullopt);
   // text, then an opening timestamp 14: the pair must close at >= 14 (or end), no text.
-  EXPECT_EQ(masked_after({0, 5, 14}), "xxxxxxxxxx.xxx........");
+  EXPECT_EQ(masked_after(rules, {0, 5, 14}), "xxxxxxxxxx.xxx........");
   // a closed pair (14, 15): text must follow, no timestamps.
-  EXPECT_EQ(masked_after({0, 14, 15}), "...........xxxxxxxxxxx");
+  EXPECT_EQ(masked_after(rules, {0, 14, 15}), "...........xxxxxxxxxxx");
   // after text following timestamp 15, the next timestamp must be > 15 (a segment is never empty).
-  EXPECT_EQ(masked_after({0, 14, 15, 3}), "...........xxxxx......");
+  EXPECT_EQ(masked_after(rules, {0, 14, 15, 3}), "...........xxxxx......");
   // the first sampled token must be a timestamp.
-  EXPECT_EQ(masked_after({0}), "xxxxxxxxxxxx..........");
+  EXPECT_EQ(masked_after(rules, {0}), "xxxxxxxxxxxx..........");
 }
 
 TEST(LogitFilters, NoEndBeforeForbidsEndingAfterAnEarlyPair) {
-  // The vocabulary above; the window may not end after a pair earlier than timestamp index 5 (17).
+  // The window may not end after a pair earlier than timestamp index 5 (token 17).
   const ApplyTimestampRules rules({10, 11, 12}, 1, std::nullopt, /*no_end_before_index=*/5);
-  const int n_vocab = 22;
-  auto masked_after = [&](std::vector<int> row) {
-    std::vector<float> logits(n_vocab, 0.0f);
-    logits[3] = logits[10] = 5.0f;
-    rules.apply(logits, n_vocab, {row});
-    std::string mask;
-    for (float x : logits) mask += std::isinf(x) ? 'x' : '.';
-    return mask;
-  };
   // a pair at 15 (index 3): text must follow, and the end is forbidden too.
-  EXPECT_EQ(masked_after({0, 14, 15}), "..........xxxxxxxxxxxx");
+  EXPECT_EQ(masked_after(rules, {0, 14, 15}), "..........xxxxxxxxxxxx");
   // a pair at 17 (index 5) may end the window, as without the option.
-  EXPECT_EQ(masked_after({0, 16, 17}), "...........xxxxxxxxxxx");
+  EXPECT_EQ(masked_after(rules, {0, 16, 17}), "...........xxxxxxxxxxx");
   // a single closing timestamp may still end it: the segment is whole.
-  EXPECT_EQ(masked_after({0, 5, 14}), "xxxxxxxxxx.xxx........");
+  EXPECT_EQ(masked_after(rules, {0, 5, 14}), "xxxxxxxxxx.xxx........");
   // the first timestamp is not a pair.
-  EXPECT_EQ(masked_after({0, 12}), "...........xxxxxxxxxxx");
+  EXPECT_EQ(masked_after(rules, {0, 12}), "...........xxxxxxxxxxx");
 }
 
 }  // namespace
