@@ -105,7 +105,8 @@ DecodingTask::DecodingTask(const Tokenizer& tokenizer, const ModelDims& dims, De
       max_initial_timestamp_index_ = static_cast<int>(std::nearbyint(*options_.max_initial_timestamp / precision));
     }
     std::optional<int> no_end_before_index;
-    if (options_.no_end_before) no_end_before_index = static_cast<int>(std::floor(*options_.no_end_before / precision));
+    if (options_.no_end_before)  // clamped to the window, so that the index fits
+      no_end_before_index = static_cast<int>(std::floor(std::clamp(*options_.no_end_before, -1.0, kChunkSeconds) / precision));
     logit_filters_.push_back(std::make_unique<ApplyTimestampRules>(
         ApplyTimestampRules::Tokens{tokenizer_.eot(), tokenizer_.no_timestamps(), tokenizer_.timestamp_begin()},
         sample_begin(), max_initial_timestamp_index_, no_end_before_index));
@@ -177,6 +178,8 @@ void DecodingTask::verify_options() {
     throw Error("max_initial_timestamp must be a non-negative number of seconds, got " +
                 std::to_string(*o.max_initial_timestamp));
   }
+  if (o.no_end_before && !std::isfinite(*o.no_end_before))
+    throw Error("no_end_before must be a number of seconds into the window, got " + std::to_string(*o.no_end_before));
 }
 
 std::vector<int> DecodingTask::tokens_of(const TextOrTokens& text_or_tokens, const char* what) const {

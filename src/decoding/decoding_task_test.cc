@@ -170,6 +170,7 @@ TEST_F(DecodingTaskOptions, RejectsBadOptions) {
   EXPECT_NE(error_of(with([](auto& o) { o.sample_len = -3; })).find("sample_len"), std::string::npos);
   EXPECT_NE(error_of(with([](auto& o) { o.max_initial_timestamp = -1.0; })).find("max_initial_timestamp"),
             std::string::npos);
+  EXPECT_NE(error_of(with([](auto& o) { o.no_end_before = std::nan(""); })).find("no_end_before"), std::string::npos);
   // sample_len = n_ctx / 2 keeps the whole prefix (Python's list[-0:]), which can overflow the context.
   EXPECT_NE(error_of(with([](auto& o) { o.sample_len = 224, o.prefix = std::vector<int>(500, 300); }))
                 .find("leaving no room"),
