@@ -29,6 +29,9 @@ constexpr size_t kPromptCharacters = 200;
 // A segment the decoder thinks is this likely silence contributes no words (whisper_streaming's
 // rule for faster-whisper).
 constexpr double kNoSpeechSkip = 0.9;
+// Under live VAD, a closed utterance stays in the buffer as the next one's context (Whisper hears a
+// few seconds of speech alone worse), until this much silence follows it.
+constexpr double kContextSilenceSeconds = 3.0;
 // The buffer never grows past one Whisper window: past it, the oldest audio is cut at the last
 // committed word, or dropped if nothing was committed in it (silence, or no agreement).
 constexpr double kMaxBufferSeconds = 30.0;
@@ -76,7 +79,11 @@ struct StreamingTranscriber::State {
   std::vector<float> buffer;    // the audio decoded at each step
   int64_t buffer_start = 0;     // its first sample, in samples since the stream began
   std::vector<int> committed_tokens;  // the last decode's tokens through the committed words: the next one's forced tokens
-  int64_t new_samples = 0;      // added since the last decode
+  // The last decode: its segments, each hypothesis word's segment and index in it, and where its buffer started.
+  std::vector<Segment> last_segments;
+  std::vector<std::pair<size_t, size_t>> last_origins;
+  int64_t last_decoded_from = -1;
+  int64_t new_samples = 0;      // speech added since the last decode
   int64_t received = 0;
   std::deque<Word> committed;   // the latest committed words, for the prompt
   std::string initial_prompt;   // the caller's, until committed text replaces it
@@ -88,20 +95,44 @@ struct StreamingTranscriber::State {
   std::deque<float> preroll;     // the latest samples outside speech, for the padding before a start
   std::optional<int64_t> utterance_end;  // the VAD closed the utterance here
   std::optional<int64_t> speech_start;   // the VAD heard speech begin here; not yet reported
-  std::vector<float> held;       // speech after that end, until the utterance is closed
+  std::vector<float> held;       // audio after that end, until the utterance is closed
   int64_t held_start = 0;
+  int64_t held_speech = 0;       // samples of speech in it
+  int64_t context_silence = 0;   // silence after the closed utterance kept in the buffer as context
 
   StreamStats stats;
 
-  void append(std::span<const float> samples, int64_t first_sample) {
-    if (utterance_end) {  // speech again before update() closed the last utterance: held for after it
+  // Speech counts towards the next decode; silence (live VAD's, after a closed utterance) does not.
+  void append(std::span<const float> samples, int64_t first_sample, bool speech = true) {
+    const auto n = static_cast<int64_t>(samples.size());
+    if (utterance_end) {  // audio after the end before update() closed the utterance: held for after it
       if (held.empty()) held_start = first_sample;
       held.insert(held.end(), samples.begin(), samples.end());
+      if (speech) held_speech += n;
       return;
     }
     if (buffer.empty()) buffer_start = first_sample;
     buffer.insert(buffer.end(), samples.begin(), samples.end());
-    new_samples += static_cast<int64_t>(samples.size());
+    if (speech) new_samples += n;
+  }
+
+  // Empties the buffer: what follows starts afresh, prompted with the committed text only.
+  void drop_buffer() {
+    buffer_start += static_cast<int64_t>(buffer.size());
+    buffer.clear();
+    committed_tokens.clear();
+    new_samples = 0;
+    context_silence = 0;
+    agreement = LocalAgreement();
+  }
+
+  // The next decode of this buffer takes its committed words as the last decode spelled them.
+  void force_committed_words() {
+    committed_tokens.clear();
+    const size_t n = agreement.committed_words_in_last();
+    if (n == 0 || n > last_origins.size() || buffer_start != last_decoded_from) return;
+    const auto [segment, word] = last_origins[n - 1];
+    committed_tokens = tokens_through_word(last_segments, segment, word, tokenizer);
   }
 
   // The committed text before the buffer, up to kPromptCharacters, else the caller's prompt.
@@ -177,14 +208,17 @@ struct StreamingTranscriber::State {
       }
       segment_ends.push_back(s.end + offset);
     }
+    // The same within the last segment: the prompt repeated after the words that were said, once
+    // the buffer ends in silence. A close would commit it unagreed.
+    const size_t said = count_before_anomalous_words(hypothesis);
+    hypothesis.resize(said);
+    origins.resize(said);
     update.committed = agreement.insert(hypothesis);
-    const int64_t decoded_from = buffer_start;
+    last_segments = transcript.segments;
+    last_origins = std::move(origins);
+    last_decoded_from = buffer_start;
     trim(segment_ends, update.committed);
-    // The next decode of this buffer takes the committed words as this one decoded them.
-    if (const size_t n = agreement.committed_words_in_last(); n > 0 && buffer_start == decoded_from) {
-      const auto [segment, word] = origins[n - 1];
-      committed_tokens = tokens_through_word(transcript.segments, segment, word, tokenizer);
-    }
+    force_committed_words();
     remember(update.committed);
     update.tentative = agreement.tentative();
     return update;
@@ -215,36 +249,43 @@ struct StreamingTranscriber::State {
 
   double length() const { return seconds(static_cast<int64_t>(buffer.size())); }
 
-  // Ends the utterance (or the input): decodes what is new, commits every word left, empties the buffer.
+  // Ends the utterance (or the input): decodes what is new and commits every word left. The input's
+  // end empties the buffer; an utterance the VAD closed stays in it as the next one's context.
   StreamUpdate close() {
     StreamUpdate update;
     if (new_samples > 0) update = decode();
     std::vector<Word> rest = agreement.commit_tentative();
+    bool keep_context = utterance_end.has_value();
     if (utterance_end) {
       // The VAD's end keeps speech_pad_ms of silence after the speech; a word the last decode
-      // starts in it is one Whisper made up of silence ("Thank you."), not one that was said.
+      // starts in it is one Whisper made up of silence ("Thank you."), not one that was said. The
+      // agreement counts it committed, so the buffer cannot be decoded again after it.
       const double speech_end =
           seconds(*utterance_end - static_cast<int64_t>(options.vad->speech_pad_ms) * kRate / 1000 + SileroVad::kWindow);
-      std::erase_if(rest, [&](const Word& w) { return w.start >= speech_end; });
+      keep_context = std::erase_if(rest, [&](const Word& w) { return w.start >= speech_end; }) == 0;
     }
     update.committed.insert(update.committed.end(), rest.begin(), rest.end());
     remember(rest);
     update.tentative.clear();
     update.utterance_ended = true;
-    buffer_start += static_cast<int64_t>(buffer.size());
-    buffer.clear();
-    committed_tokens.clear();
-    new_samples = 0;
-    agreement = LocalAgreement();
+    if (keep_context) {
+      force_committed_words();
+      new_samples = 0;
+    } else {
+      drop_buffer();
+    }
     utterance_end.reset();
     if (!held.empty()) {
-      append(held, held_start);
+      const int64_t speech = std::exchange(held_speech, 0);
+      append(held, held_start, false);
+      new_samples += speech;
       held.clear();
     }
     return update;
   }
 
-  // Live VAD over the samples: speech goes into the buffer, silence only into the preroll.
+  // Live VAD over the samples: speech goes into the buffer; silence into the preroll, and into the
+  // buffer while it holds a closed utterance as context.
   void listen(std::span<const float> samples) {
     pending.insert(pending.end(), samples.begin(), samples.end());
     const size_t preroll_limit = static_cast<size_t>(options.vad->speech_pad_ms) * kRate / 1000 + SileroVad::kWindow;
@@ -254,26 +295,29 @@ struct StreamingTranscriber::State {
       const int64_t window_start = detector->samples();
       const bool was_speech = detector->in_speech();
       const std::optional<LiveSpeechDetector::Event> event = detector->push_window(window);
+      const bool context = !buffer.empty() || utterance_end;  // the audio before this window is buffered
       if (event && event->start) {
-        // The padding before the start comes from the preroll.
         const int64_t preroll_start = window_start - static_cast<int64_t>(preroll.size());
         const int64_t from = std::max(event->sample, preroll_start);
-        std::vector<float> before(preroll.begin() + (from - preroll_start), preroll.end());
-        if (!before.empty()) append(before, from);
+        if (!context) {  // the padding before the start comes from the preroll
+          std::vector<float> before(preroll.begin() + (from - preroll_start), preroll.end());
+          if (!before.empty()) append(before, from);
+        }
         append(window, window_start);
         preroll.clear();
+        context_silence = 0;
         if (!speech_start) speech_start = from;
       } else if (was_speech) {
         append(window, window_start);
-        if (event) {  // the end: the buffer keeps the audio up to it
-          const int64_t keep = std::clamp<int64_t>(event->sample - buffer_start, 0, static_cast<int64_t>(buffer.size()));
-          new_samples -= static_cast<int64_t>(buffer.size()) - keep;
-          buffer.resize(static_cast<size_t>(keep));
-          utterance_end = event->sample;
-        }
+        if (event) utterance_end = event->sample;
       } else {
         preroll.insert(preroll.end(), window.begin(), window.end());
         while (preroll.size() > preroll_limit) preroll.pop_front();
+        if (context) {
+          append(window, window_start, false);
+          context_silence += SileroVad::kWindow;
+          if (!utterance_end && seconds(context_silence) > kContextSilenceSeconds) drop_buffer();
+        }
       }
     }
     pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(used));

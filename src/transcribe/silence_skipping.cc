@@ -60,6 +60,23 @@ size_t count_before_anomalous_tail(const std::vector<Segment>& segments) {
   return kept;
 }
 
+size_t count_before_anomalous_words(const std::vector<Word>& words) {
+  // Scanned from the end, up to two ordinary words in a row (speech that was said): the earliest
+  // start whose run qualifies wins.
+  size_t kept = words.size();
+  double score = 0.0;
+  int counted = 0, ordinary_in_a_row = 0;
+  for (size_t i = words.size(); i-- > 0 && ordinary_in_a_row < 2;) {
+    if (kPunctuation.find(words[i].word) != std::string_view::npos) continue;
+    const double word_score = word_anomaly_score(words[i]);
+    score += word_score;
+    ++counted;
+    ordinary_in_a_row = word_score < 1.0 ? ordinary_in_a_row + 1 : 0;
+    if (word_score >= 1.0 && score + 0.01 >= counted) kept = i;
+  }
+  return kept;
+}
+
 SeekDecision seek_after_word_timestamps(std::vector<Segment>& segments, const WindowPosition& window, int seek,
                                         std::optional<double> hallucination_silence_threshold,
                                         double last_speech_timestamp) {

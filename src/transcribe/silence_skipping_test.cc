@@ -47,6 +47,36 @@ TEST(SilenceSkipping, AnAnomalousTailIsCountedOff) {
   EXPECT_EQ(count_before_anomalous_tail({}), 0u);
 }
 
+TEST(SilenceSkipping, AnAnomalousRunOfWordsIsCountedOff) {
+  // As base decoded an utterance the live VAD closed: "when it comes." said, then the prompt's
+  // "And I shall be a young man yet" again, in improbable, instant words, in the same segment.
+  const std::vector<Word> said = {{" young", 38.63, 38.81, 0.997}, {" man", 38.81, 39.05, 0.997}, {" yet", 39.05, 39.35, 0.78},
+                                  {" when", 39.35, 39.61, 0.705}, {" it", 39.61, 39.75, 0.991}, {" comes.", 39.75, 40.01, 0.995}};
+  const std::vector<Word> made_up = {{" And", 40.01, 40.09, 0.006}, {" I", 40.09, 40.09, 0.042}, {" shall", 40.09, 40.09, 0.001},
+                                     {" be", 40.09, 40.09, 0.052}, {" a", 40.09, 40.09, 0.009}, {" young", 40.09, 40.09, 0.001},
+                                     {" man", 40.09, 40.19, 0.243}, {" yet", 40.19, 40.27, 0.0}};
+  std::vector<Word> words = said;
+  words.insert(words.end(), made_up.begin(), made_up.end());
+  EXPECT_EQ(count_before_anomalous_words(words), said.size());
+  EXPECT_EQ(count_before_anomalous_words(said), said.size());
+  EXPECT_EQ(count_before_anomalous_words(made_up), 0u);
+  EXPECT_EQ(count_before_anomalous_words({}), 0u);
+
+  // An improbable word that was said, followed by ordinary ones, is kept, however anomalous the tail.
+  std::vector<Word> improbable_then_said = {{" Putting", 46.2, 46.5, 0.1}};
+  improbable_then_said.insert(improbable_then_said.end(), said.begin(), said.end());
+  std::vector<Word> with_tail = improbable_then_said;
+  with_tail.insert(with_tail.end(), made_up.begin(), made_up.end());
+  EXPECT_EQ(count_before_anomalous_words(improbable_then_said), improbable_then_said.size());
+  EXPECT_EQ(count_before_anomalous_words(with_tail), improbable_then_said.size());
+
+  // A lone improbable last word is counted off too (" man" in made_up shows that one ordinary word
+  // inside a run does not end it).
+  std::vector<Word> cut_off = said;
+  cut_off.push_back({" I", 40.1, 40.66, 0.027});
+  EXPECT_EQ(count_before_anomalous_words(cut_off), said.size());
+}
+
 TEST(SilenceSkipping, SeekMovesToTheLastWordUnlessTheWindowEndedOnOneTimestamp) {
   std::vector<Segment> segments = {segment_of({{" a", 1.0, 1.5, 0.9}, {" b", 1.5, 2.125, 0.9}})};
   WindowPosition w;
