@@ -28,7 +28,9 @@ struct StreamOptions {
   // A buffer longer than this is cut at the end of its last completed, committed segment. 1 to 25 s.
   double trim_seconds = 15.0;
   // Set: Silero VAD listens to the audio as it arrives; silence is not decoded, and an utterance is
-  // closed, everything in it committed, once min_silence_duration_ms of silence follows it.
+  // closed, everything in it committed, once min_silence_duration_ms of silence follows it. A
+  // closed utterance stays in the buffer as the next one's context (Whisper hears a few seconds of
+  // speech alone worse) until 3 s of silence follow it.
   // threshold, neg_threshold, min_silence_duration_ms, speech_pad_ms and model apply (the others
   // are for whole recordings).
   std::optional<VadParameters> vad;
