@@ -42,8 +42,9 @@ size_t count_before_anomalous_tail(const std::vector<Segment>& segments);
 
 // The same within a segment, word by word: how many of `words` are left once the longest trailing
 // run that starts on an anomalous word (score of 1 or more), scores at least 1 a word on average
-// and holds no two ordinary words in a row is dropped. A short buffer that ends in silence makes Whisper repeat its prompt at the end of
-// the last segment, in improbable, instant words, after the words that were said.
+// and holds no two ordinary words in a row is dropped. A short buffer that ends in silence makes
+// Whisper repeat its prompt at the end of the last segment, in improbable, instant words, after
+// the words that were said.
 size_t count_before_anomalous_words(const std::vector<Word>& words);
 
 // seek: the position the timestamp tokens gave. May truncate `segments` (hallucinations).
