@@ -149,6 +149,7 @@ def main():
     parser.add_argument("--hallucination-silence-threshold", type=float, help="auris stream's option of that name")
     parser.add_argument("--server", help="python with websockets: also through auris serve's realtime WebSocket")
     parser.add_argument("--vad-model", help="also `auris stream --vad` with this Silero VAD file or cached name")
+    parser.add_argument("--vad-only", action="store_true", help="with --vad-model: skip the stream without VAD")
     parser.add_argument("--events", help="a directory to keep each auris stream's JSON-lines events in")
     args = parser.parse_args()
 
@@ -164,9 +165,10 @@ def main():
     events = (lambda name: str(Path(args.events) / name)) if args.events else (lambda name: None)
     if args.events:
         Path(args.events).mkdir(parents=True, exist_ok=True)
-    committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms,
-                                               args.beam_size, extra, events("stream.jsonl"))
-    report("auris stream", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
+    if not (args.vad_only and args.vad_model):
+        committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms,
+                                                   args.beam_size, extra, events("stream.jsonl"))
+        report("auris stream", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
     if args.vad_model:
         committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms,
                                                    args.beam_size, extra + ["--vad", "--vad-model", args.vad_model],

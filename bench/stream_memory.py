@@ -3,7 +3,7 @@
 file looped) step by step as fast as it decodes, its resident size sampled every few seconds.
 Prints the RSS after the first 10% of the audio, at the middle and at the end, and the largest.
 
-Usage: bench/stream_memory.py [--cli build/auris] [--model tiny.en] [--step-ms 2000] [--loops 16]
+Usage: bench/stream_memory.py [--cli build/auris] [--model tiny.en] [--step-ms 2000] [--loops 16] [--vad-model FILE]
 """
 
 import argparse
@@ -31,6 +31,7 @@ def main():
     parser.add_argument("--step-ms", type=int, default=2000)
     parser.add_argument("--loops", type=int, default=16, help="copies of the file end to end")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--vad-model", help="stream with --vad and this Silero VAD file or cached name")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as d:
@@ -39,6 +40,8 @@ def main():
                         "-c", "copy", str(long_file)], check=True)
         command = [args.cli, "stream", "-m", args.model, "-t", str(args.threads), "--beam-size", "0",
                    "--step-ms", str(args.step_ms), "-f", "jsonl", str(long_file)]
+        if args.vad_model:
+            command[2:2] = ["--vad", "--vad-model", args.vad_model]
         samples = []  # (audio seconds committed so far, RSS MiB)
         committed_until = 0.0
         start = time.time()
@@ -59,7 +62,7 @@ def main():
     def at(fraction):
         return next(rss for t, rss in samples if t >= fraction * total)
 
-    print(f"{args.model}, step {args.step_ms} ms, greedy, {audio_seconds / 60:.1f} min of audio "
+    print(f"{args.model}{' --vad' if args.vad_model else ''}, step {args.step_ms} ms, greedy, {audio_seconds / 60:.1f} min of audio "
           f"({args.loops} x {Path(args.audio).name}) in {wall / 60:.1f} min, {decodes} decodes")
     print(f"  RSS: {at(0.1):.1f} MiB at 10% of the audio, {at(0.5):.1f} MiB at 50%, {samples[-1][1]:.1f} MiB at "
           f"the end; largest {max(r for _, r in samples):.1f} MiB")

@@ -30,7 +30,8 @@ struct StreamOptions {
   // Set: Silero VAD listens to the audio as it arrives; silence is not decoded, and an utterance is
   // closed, everything in it committed, once min_silence_duration_ms of silence follows it. A
   // closed utterance stays in the buffer as the next one's context (Whisper hears a few seconds of
-  // speech alone worse) until 3 s of silence follow it.
+  // speech alone worse) until 3 s of silence follow it; improbable words a decode places in the
+  // silence between it and the next utterance are dropped.
   // threshold, neg_threshold, min_silence_duration_ms, speech_pad_ms and model apply (the others
   // are for whole recordings).
   std::optional<VadParameters> vad;

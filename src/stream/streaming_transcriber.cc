@@ -1,5 +1,6 @@
 // StreamingTranscriber (include/auris/stream.h): LocalAgreement-2 over a Transcriber, with the
 // buffer's bookkeeping (cuts, the prompt of committed text) and, optionally, live VAD.
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "model/model_download.h"
 #include "stream/committed_tokens.h"
 #include "stream/local_agreement.h"
+#include "stream/silent_gap.h"
 #include "transcribe/silence_skipping.h"
 #include "transcribe/vad_filter.h"
 #include "vad/live_speech_detector.h"
@@ -99,6 +101,10 @@ struct StreamingTranscriber::State {
   int64_t held_start = 0;
   int64_t held_speech = 0;       // samples of speech in it
   int64_t context_silence = 0;   // silence after the closed utterance kept in the buffer as context
+  std::optional<double> context_end;     // that utterance's last committed word ends here (stream s)
+  std::optional<double> speech_resumed;  // the VAD heard speech again after it here
+  std::optional<double> held_resume;     // the same, heard before update() closed the utterance
+  size_t forcible_words = 0;  // words of the last hypothesis before any erased in a silent gap
 
   StreamStats stats;
 
@@ -123,13 +129,15 @@ struct StreamingTranscriber::State {
     committed_tokens.clear();
     new_samples = 0;
     context_silence = 0;
+    context_end.reset();
+    speech_resumed.reset();
     agreement = LocalAgreement();
   }
 
   // The next decode of this buffer takes its committed words as the last decode spelled them.
   void force_committed_words() {
     committed_tokens.clear();
-    const size_t n = agreement.committed_words_in_last();
+    const size_t n = std::min(agreement.committed_words_in_last(), forcible_words);
     if (n == 0 || n > last_origins.size() || buffer_start != last_decoded_from) return;
     const auto [segment, word] = last_origins[n - 1];
     committed_tokens = tokens_through_word(last_segments, segment, word, tokenizer);
@@ -213,6 +221,26 @@ struct StreamingTranscriber::State {
     const size_t said = count_before_anomalous_words(hypothesis);
     hypothesis.resize(said);
     origins.resize(said);
+    // Words in the silence between a closed utterance kept as context and the speech after it: the
+    // VAD heard nothing there. The next decode is forced to say again only the words before them.
+    forcible_words = hypothesis.size();
+    if (context_end && speech_resumed && *speech_resumed > *context_end) {
+      const SilentGap gap{*context_end, *speech_resumed};
+      size_t kept = 0;
+      for (size_t k = 0; k < hypothesis.size(); ++k) {
+        if (gap.holds(hypothesis[k])) {
+          forcible_words = std::min(forcible_words, kept);
+          continue;
+        }
+        if (kept != k) {
+          hypothesis[kept] = std::move(hypothesis[k]);
+          origins[kept] = origins[k];
+        }
+        ++kept;
+      }
+      hypothesis.resize(kept);
+      origins.resize(kept);
+    }
     update.committed = agreement.insert(hypothesis);
     last_segments = transcript.segments;
     last_origins = std::move(origins);
@@ -271,9 +299,12 @@ struct StreamingTranscriber::State {
     if (keep_context) {
       force_committed_words();
       new_samples = 0;
+      context_end = agreement.last_committed_end();
+      speech_resumed = held_resume;
     } else {
       drop_buffer();
     }
+    held_resume.reset();
     utterance_end.reset();
     if (!held.empty()) {
       const int64_t speech = std::exchange(held_speech, 0);
@@ -306,6 +337,10 @@ struct StreamingTranscriber::State {
         append(window, window_start);
         preroll.clear();
         context_silence = 0;
+        // Several utterances may end and start in one push while a decode runs: the first start
+        // after the closing one is where its silence ends.
+        if (utterance_end && !held_resume) held_resume = seconds(from);
+        else if (!utterance_end && context) speech_resumed = seconds(from);
         if (!speech_start) speech_start = from;
       } else if (was_speech) {
         append(window, window_start);
