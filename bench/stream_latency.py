@@ -149,6 +149,7 @@ def main():
     parser.add_argument("--hallucination-silence-threshold", type=float, help="auris stream's option of that name")
     parser.add_argument("--server", help="python with websockets: also through auris serve's realtime WebSocket")
     parser.add_argument("--vad-model", help="also `auris stream --vad` with this Silero VAD file or cached name")
+    parser.add_argument("--stream-args", default="", help="more `auris stream` options, as one string")
     parser.add_argument("--vad-only", action="store_true", help="with --vad-model: skip the stream without VAD")
     parser.add_argument("--events", help="a directory to keep each auris stream's JSON-lines events in")
     args = parser.parse_args()
@@ -161,7 +162,7 @@ def main():
     print(f"CPU: {cpu_name()}; {args.model} {args.compute_type or ''}, beam {args.beam_size}, step {args.step_ms} ms, {args.threads} threads, "
           f"{Path(args.audio).name} fed at real time; silence {silence[0]:.1f}-{silence[1]:.1f} s")
     extra = compute + (["--hallucination-silence-threshold", str(args.hallucination_silence_threshold)]
-                       if args.hallucination_silence_threshold else [])
+                       if args.hallucination_silence_threshold else []) + args.stream_args.split()
     events = (lambda name: str(Path(args.events) / name)) if args.events else (lambda name: None)
     if args.events:
         Path(args.events).mkdir(parents=True, exist_ok=True)
