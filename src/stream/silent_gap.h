@@ -5,6 +5,7 @@
 #pragma once
 
 #include "auris/transcribe.h"
+#include "transcribe/silence_skipping.h"
 
 namespace auris {
 
@@ -15,11 +16,11 @@ struct SilentGap {
   double to = 0;
 
   // Whether a word is one Whisper made up in the silence: improbable (under openai's anomaly
-  // threshold, 0.15), its middle past `from` (not a committed word said again, timed a little
+  // threshold), its middle past `from` (not a committed word said again, timed a little
   // differently) and its end by `to` (not the resumed speech's first word, started early). A probable
   // word there is more likely speech that the alignment timed early.
   bool holds(const Word& word) const {
-    return word.probability < 0.15 && (word.start + word.end) / 2 > from && word.end <= to;
+    return word.probability < kImprobableWord && (word.start + word.end) / 2 > from && word.end <= to;
   }
 };
 

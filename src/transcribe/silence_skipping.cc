@@ -34,7 +34,7 @@ std::optional<double> last_end(const std::vector<Segment>& segments) {
 double word_anomaly_score(const Word& word) {
   const double duration = word.end - word.start;
   double score = 0.0;
-  if (word.probability < 0.15) score += 1.0;
+  if (word.probability < kImprobableWord) score += 1.0;
   if (duration < 0.133) score += (0.133 - duration) * 15;
   if (duration > 2.0) score += duration - 2.0;
   return score;

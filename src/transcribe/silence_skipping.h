@@ -32,7 +32,8 @@ struct SeekDecision {
 // openai utils.get_end: the last word's end, else the last segment's end; nullopt for no segments.
 std::optional<double> last_end(const std::vector<Segment>& segments);
 
-// openai's word_anomaly_score and is_segment_anomaly.
+// openai's word_anomaly_score and is_segment_anomaly. A word under this probability scores 1.
+constexpr double kImprobableWord = 0.15;
 double word_anomaly_score(const Word& word);
 bool is_segment_anomaly(const Segment* segment);
 
