@@ -4,9 +4,9 @@
 Both engines run models of the real large-v3 and large-v3-turbo shapes with the same random weights
 (`auris convert VOCAB --random-weights NAME --to hf --f16`, VOCAB any multilingual model, which
 transformers loads too), batch 1, fp16. For auris: encoder ms per 30-s window, prefill ms and decode
-ms per step in the steady state (from --print-timings; see auris_timings), and the same with cross
-K/V recomputed at every step (the ablation). For transformers: eager, and
-static cache + torch.compile, timing the encoder and per-token decoding of generate(). The HBM floor
+ms per step from CUDA events (--print-timings; see auris_timings), and the same with cross K/V
+recomputed at every step (the ablation) and with the encoder's attention fused (the experiment). For
+transformers: eager attention, SDPA, and SDPA with a static cache + torch.compile, timing the encoder and per-token decoding of generate(). The HBM floor
 is the decoder's and the vocabulary's weight bytes over the measured device-to-device copy bandwidth.
 
 Random weights decode arbitrary tokens: transformers is forced to --steps tokens (max_new_tokens and
@@ -15,7 +15,8 @@ latency of batch-1 greedy decoding. The audio's content does not matter to rando
 
 Usage: bench/gpu_speed.py [--models large-v3-turbo large-v3] [--repeats 5] [--steps 100]
                           [--vocab-from base] [--audio FILE] [--auris build/auris]
-                          [--transformers eager compiled] [--out bench/results/gpu_speed.json]
+                          [--transformers eager sdpa compiled] [--peer-timeout 300]
+                          [--out bench/results/gpu_speed.json]
 """
 import argparse
 import json
@@ -30,6 +31,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LONGFORM = os.path.join(ROOT, "..", "shared", "data", "audio", "longform", "hifitts-dev-concat.flac")
 
 
+PEERS = {"eager": "transformers eager", "sdpa": "transformers SDPA",
+         "compiled": "transformers SDPA + static cache + torch.compile"}
+
+
 def spread(values):
     return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
 
@@ -41,29 +46,24 @@ def make_model(auris, vocab_from, name, work):
     return out
 
 
-def auris_counters(auris, model, files, extra):
-    argv = [auris, "transcribe", "-m", model, "--device", "cuda", "--compute-type", "float16", "--beam-size", "0",
-            "--temperature", "0", "--temperature-increment-on-fallback", "0", "--print-timings"] + files + extra
-    stderr = subprocess.run(argv, capture_output=True, text=True, check=True).stderr
-    return json.loads(next(l for l in stderr.splitlines() if l.startswith("auris: timings "))[15:])
-
-
 def auris_timings(auris, model, audio, extra):
-    """Steady-state figures: one process transcribes the audio once, another twice, and the second
-    pass is the difference of their cumulative counters. A process's first window also pays cuBLAS's
-    and the CUDA modules' first-use setup (about 0.14 s on an H100), which is not a per-window cost."""
-    once, twice = auris_counters(auris, model, [audio], extra), auris_counters(auris, model, [audio, audio], extra)
-    d = {k: twice[k] - once[k] for k in ("encoder_s", "encoder_windows", "prefill_s", "prefills", "decode_s",
-                                         "decode_steps", "decode_rows")}
-    if d["encoder_windows"] == 0 or d["decode_steps"] == 0:
+    """One process transcribes the audio twice; the engine times each encoder pass, prefill and decode
+    step with CUDA events (--print-timings' device_ms), and the medians leave out each stage's first
+    call, which also pays cuBLAS's and the kernels' first-use setup."""
+    argv = [auris, "transcribe", "-m", model, "--device", "cuda", "--compute-type", "float16", "--beam-size", "0",
+            "--temperature", "0", "--temperature-increment-on-fallback", "0", "--print-timings", audio, audio] + extra
+    stderr = subprocess.run(argv, capture_output=True, text=True, check=True).stderr
+    t = json.loads(next(l for l in stderr.splitlines() if l.startswith("auris: timings "))[15:])
+    device = t["device_ms"]
+    if device["encoder_per_window"] is None or device["decode_step"] is None:
         sys.exit(f"{audio}: give audio longer than one 30-s window (the engine keeps a repeated window's encoding)")
-    return {"encoder_ms_per_window": d["encoder_s"] / d["encoder_windows"] * 1000,
-            "prefill_ms": d["prefill_s"] / d["prefills"] * 1000,
-            "decode_ms_per_step": d["decode_s"] / d["decode_steps"] * 1000,
-            "decode_steps": d["decode_steps"],
-            "mean_rows_per_step": d["decode_rows"] / d["decode_steps"],
-            "first_pass_encoder_ms_per_window": once["encoder_ms_per_window"],
-            "model": once["model"]}
+    return {"encoder_ms_per_window": device["encoder_per_window"],
+            "prefill_ms": device["prefill"],
+            "decode_ms_per_step": device["decode_step"],
+            "decode_wall_ms_per_step": t["decode_ms_per_step"],
+            "decode_steps": t["decode_steps"],
+            "mean_rows_per_step": t["mean_rows_per_step"],
+            "model": t["model"]}
 
 
 def copy_bandwidth_gbs():
@@ -80,12 +80,15 @@ def copy_bandwidth_gbs():
     return 2 * 20 * x.numel() / (time.perf_counter() - start) / 1e9  # read + write
 
 
-def transformers_timings(model_dir, steps, compiled, repeats):
+def transformers_timings(model_dir, steps, configuration, repeats):
     """One load (and one compile) per configuration, then `repeats` timings of the encoder and of
     per-token decoding; the one-token generate is subtracted so prefill and setup cancel."""
     import torch
     from transformers import WhisperForConditionalGeneration
-    model = WhisperForConditionalGeneration.from_pretrained(model_dir, dtype=torch.float16).to("cuda").eval()
+    compiled = configuration == "compiled"
+    attention = "eager" if configuration == "eager" else "sdpa"
+    model = WhisperForConditionalGeneration.from_pretrained(model_dir, dtype=torch.float16,
+                                                            attn_implementation=attention).to("cuda").eval()
     features = torch.randn(1, model.config.num_mel_bins, 3000, dtype=torch.float16, device="cuda")
     if not getattr(model.generation_config, "lang_to_id", None):  # auris convert writes no language table
         model.generation_config.lang_to_id = {"<|en|>": 50259}
@@ -120,13 +123,14 @@ def transformers_timings(model_dir, steps, compiled, repeats):
     return runs
 
 
-def peer_timings(model_dir, steps, compiled, repeats):
+def peer_timings(model_dir, steps, configuration, repeats, timeout):
     """transformers in a child process, so that a crash there (torch.compile) costs only its own row."""
-    argv = [sys.executable, os.path.abspath(__file__), "--peer", model_dir, "--steps", str(steps), "--repeats", str(repeats)]
+    argv = [sys.executable, os.path.abspath(__file__), "--peer", model_dir, "--steps", str(steps), "--repeats", str(repeats),
+            "--configuration", configuration]
     try:
-        done = subprocess.run(argv + (["--compiled"] if compiled else []), capture_output=True, text=True, timeout=300)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"error": "no result within 300 s"}
+        return {"error": f"no result within {timeout} s"}
     lines = [l for l in done.stdout.splitlines() if l.startswith("[")]
     if done.returncode != 0 or not lines:
         return {"error": f"exit status {done.returncode}: " + done.stderr.strip()[-400:]}
@@ -144,13 +148,14 @@ def main():
     p.add_argument("--auris", default=os.path.join(ROOT, "build", "auris"))
     p.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "auris-gpu-bench"))
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "gpu_speed.json"))
-    p.add_argument("--transformers", nargs="*", default=["eager", "compiled"], choices=["eager", "compiled"],
+    p.add_argument("--transformers", nargs="*", default=["eager", "sdpa", "compiled"], choices=list(PEERS),
                    help="which transformers configurations to time beside auris")
+    p.add_argument("--peer-timeout", type=int, default=300, help="seconds one transformers configuration may take")
     p.add_argument("--peer", help=argparse.SUPPRESS)  # internal: time transformers on this model dir
-    p.add_argument("--compiled", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--configuration", choices=list(PEERS), help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.peer:
-        print(json.dumps(transformers_timings(args.peer, args.steps, args.compiled, args.repeats)))
+        print(json.dumps(transformers_timings(args.peer, args.steps, args.configuration, args.repeats)))
         return
     os.makedirs(args.work, exist_ok=True)
     bandwidth = copy_bandwidth_gbs()
@@ -158,20 +163,28 @@ def main():
     results = {"copy_bandwidth_gbs": bandwidth}
     for name in args.models:
         model = make_model(args.auris, args.vocab_from, name, args.work)
-        runs = {"auris": [], "auris, cross K/V recomputed each step": []}
+        ablations = {"auris": [], "auris, cross K/V recomputed each step": ["--recompute-cross-kv"],
+                     "auris, encoder attention unfused": ["--unfused-encoder-attention"]}
+        runs = {label: [] for label in ablations}
         for _ in range(args.repeats):
-            runs["auris"].append(auris_timings(args.auris, model, args.audio, []))
-            runs["auris, cross K/V recomputed each step"].append(auris_timings(args.auris, model, args.audio, ["--recompute-cross-kv"]))
+            for label, flags in ablations.items():
+                runs[label].append(auris_timings(args.auris, model, args.audio, flags))
         auris_results = {l: {k: spread([r[k] for r in rs]) for k in ("encoder_ms_per_window", "prefill_ms",
-                                                                      "decode_ms_per_step", "decode_steps", "mean_rows_per_step",
-                                                                      "first_pass_encoder_ms_per_window")}
+                                                                      "decode_ms_per_step", "decode_wall_ms_per_step",
+                                                                      "decode_steps", "mean_rows_per_step")}
                          for l, rs in runs.items()}
         print(json.dumps({name: auris_results}, indent=1), flush=True)
-        peers = {label: peer_timings(model, args.steps, compiled, args.repeats)
-                 for label, compiled in (("transformers eager", False), ("transformers static cache + compile", True))
-                 if ("compiled" if compiled else "eager") in args.transformers}
+        peers = {PEERS[c]: peer_timings(model, args.steps, c, args.repeats, args.peer_timeout) for c in args.transformers}
         floor_ms = runs["auris"][0]["model"]["decode_weight_bytes"] / (bandwidth * 1e9) * 1000
-        results[name] = {"floor_ms": floor_ms, "auris": auris_results, "transformers": peers}
+        ours = auris_results["auris"]
+        ratios = {"step_over_floor": ours["decode_ms_per_step"]["median"] / floor_ms,
+                  "encoder faster than unfused": auris_results["auris, encoder attention unfused"]["encoder_ms_per_window"]["median"]
+                  / ours["encoder_ms_per_window"]["median"]}
+        for label, peer in peers.items():
+            if "error" not in peer:
+                ratios[f"encoder faster than {label}"] = peer["encoder_ms"]["median"] / ours["encoder_ms_per_window"]["median"]
+                ratios[f"decode faster than {label}"] = peer["decode_ms_per_token"]["median"] / ours["decode_ms_per_step"]["median"]
+        results[name] = {"floor_ms": floor_ms, "auris": auris_results, "transformers": peers, "ratios": ratios}
         print(json.dumps({name: results[name]}, indent=1), flush=True)
         with open(args.out, "w") as f:  # after each model, so a later failure keeps the earlier ones
             json.dump(results, f, indent=1)

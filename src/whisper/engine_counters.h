@@ -2,6 +2,8 @@
 // read them through src/api/engine_access.h; they are not part of the public API.
 #pragma once
 
+#include <vector>
+
 namespace auris {
 
 // encoder_windows counts one engine's windows; the row counts are kept by the model's projections,
@@ -20,16 +22,25 @@ struct EngineCounters {
   long long decode_steps = 0;   // decode steps; each advances every beam (row) by one token
   long long decode_rows = 0;    // sum of rows over those steps
   double decode_seconds = 0;
+
+  // Each call's device time in ms (CUDA events), the first kDeviceTimesKept of each stage; empty on
+  // the CPU. Medians of these are the GPU benchmark's per-stage figures, free of the host's noise.
+  static constexpr size_t kDeviceTimesKept = 4096;
+  std::vector<float> encoder_device_ms, prefill_device_ms, step_device_ms;
 };
 
-// Switches that turn off the decoder's cache design, so a benchmark can show what it saves. They
-// change speed only, never the output. Off (the fast design) by default.
+// Switches that turn off parts of the design, so a benchmark can show what each saves, and one
+// experiment. The cache switches change speed only, never the output. Off by default.
 struct EngineAblations {
   // Recompute every layer's cross-attention K/V from the encoder output at each decode step, as a
   // decoder without a cross-attention cache does.
   bool recompute_cross_kv_each_step = false;
   // Attend over the whole static self-attention cache (masked) instead of only its filled prefix.
   bool attend_full_self_cache = false;
+  // CUDA in fp16 and bf16: the encoder's self-attention as two cuBLAS products around a softmax that
+  // writes every score to memory, instead of the fused kernel. It rounds differently (the last bits
+  // of the encoder output may change); the CPU engine ignores it.
+  bool unfused_encoder_attention = false;
 };
 
 }  // namespace auris

@@ -1,11 +1,23 @@
 #include "engine_timings.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 namespace auris::cli {
 
 namespace {
 double per(double seconds, long long count) { return count > 0 ? 1000.0 * seconds / static_cast<double>(count) : 0.0; }
+
+// Median of the calls after the first, which also pays the first use of cuBLAS and of the kernels'
+// modules; null where the device measured fewer than two.
+nlohmann::json steady_median(std::vector<float> ms) {
+  if (ms.size() < 2) return nullptr;
+  ms.erase(ms.begin());
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2];
+}
 }  // namespace
 
 std::string engine_timings_json(const EngineCounters& c, const ModelInfo& model, double model_load_seconds) {
@@ -24,6 +36,10 @@ std::string engine_timings_json(const EngineCounters& c, const ModelInfo& model,
   j["cross_kv_s"] = c.cross_kv_seconds;
   j["prefill_s"] = c.prefill_seconds;
   j["decode_s"] = c.decode_seconds;
+  j["device_ms"] = {{"encoder_per_window", steady_median(c.encoder_device_ms)},
+                    {"prefill", steady_median(c.prefill_device_ms)},
+                    {"decode_step", steady_median(c.step_device_ms)},
+                    {"calls", {c.encoder_device_ms.size(), c.prefill_device_ms.size(), c.step_device_ms.size()}}};
   j["model"] = {{"n_mels", model.n_mels},
                 {"n_vocab", model.n_vocab},
                 {"n_audio_layer", model.n_audio_layer},

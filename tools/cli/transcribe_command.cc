@@ -86,8 +86,9 @@ int transcribe_batched(const TranscribeArgs& a, const std::shared_future<std::sh
                        TranscribeOptions options,
                        const std::function<void(const std::string&, const Transcript&)>& write_files,
                        const std::function<void(const std::string&, const EngineCounters&)>& print_timings) {
-  if (a.ablations.recompute_cross_kv_each_step || a.ablations.attend_full_self_cache)
-    throw Error("--recompute-cross-kv and --attend-full-cache are ablations of the sequential engine: drop --batch-size");
+  if (a.ablations.recompute_cross_kv_each_step || a.ablations.attend_full_self_cache || a.ablations.unfused_encoder_attention)
+    throw Error("--recompute-cross-kv, --attend-full-cache and --fused-encoder-attention are switches of the sequential "
+                "engine: drop --batch-size");
   if (options.vad) {  // faster-whisper's batched VAD defaults, where the flags do not say otherwise
     const VadParameters batched = batched_vad_parameters();
     if (!given(a, "--vad-min-silence-ms")) options.vad->min_silence_duration_ms = batched.min_silence_duration_ms;
@@ -295,6 +296,10 @@ Command add_transcribe_command(CLI::App& app) {
       ->group("Benchmarking");
   cmd->add_flag("--attend-full-cache", a->ablations.attend_full_self_cache,
                 "Ablation: attend over the whole static self-attention cache, masked (slower, same output)")
+      ->group("Benchmarking");
+  cmd->add_flag("--unfused-encoder-attention", a->ablations.unfused_encoder_attention,
+                "Ablation, --device cuda in float16/bfloat16: the encoder's attention writes its scores to memory "
+                "between two cuBLAS products instead of running as one kernel")
       ->group("Benchmarking");
 
   return {cmd, [a]() {

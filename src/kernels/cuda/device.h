@@ -87,4 +87,31 @@ class Stream {
   cudaStream_t stream_ = nullptr;
 };
 
+// Device time between two points of a stream's work, from a pair of CUDA events: what the GPU spent,
+// without the host's launch or synchronisation latency that a wall clock around the work adds.
+class EventTimer {
+ public:
+  EventTimer() {
+    AURIS_CUDA_CHECK(cudaEventCreate(&start_));
+    AURIS_CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  ~EventTimer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  void start(cudaStream_t s) { AURIS_CUDA_CHECK(cudaEventRecord(start_, s)); }
+  void stop(cudaStream_t s) { AURIS_CUDA_CHECK(cudaEventRecord(stop_, s)); }
+  // Milliseconds from start() to stop(); call once the stream has passed stop().
+  float elapsed_ms() const {
+    float ms = 0;
+    AURIS_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
 }  // namespace auris::cuda

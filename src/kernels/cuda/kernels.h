@@ -53,6 +53,13 @@ template <typename T>
 void softmax_rows(const float* scores, int rows, int n, float scale, T* probabilities, cudaStream_t s,
                   int rows_per_head = 1, int causal_offset = -1);
 
+// The encoder's self-attention, softmax(Q K^T * scale) V per head, in one kernel that never writes
+// the scores (flash attention): qkv [n][3 * heads * 64] is the fused projection's output, biases
+// added, Q, K and V at column 0, heads*64 and 2*heads*64; out [n][heads * 64] (row stride ldo).
+// fp16 and bf16 only (tensor cores); fp32 keeps the cuBLAS products and softmax_rows.
+template <typename T>
+void encoder_attention(const T* qkv, int n, int heads, float scale, T* out, int ldo, cudaStream_t s);
+
 // Writes each input row's K and V (from the fused QKV output: K at column width, V at 2*width, row
 // stride ld), plus their biases when `bias` ([3*width], Q's first) is not null, into the
 // self-attention cache: input i goes to cache row rows[i], position positions[i].

@@ -32,6 +32,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+void keep_device_time(std::vector<float>& times, const cuda::EventTimer& timer) {
+  if (times.size() < EngineCounters::kDeviceTimesKept) times.push_back(timer.elapsed_ms());
+}
+
 int bucket_of(int rows) {
   int b = 1;
   while (b < rows) b *= 2;
@@ -208,6 +212,7 @@ class CudaWindowEngine final : public WindowEngine {
   bool has_window_ = false;
   EngineAblations ablations_;
   EngineCounters counters_;
+  cuda::EventTimer timer_;  // around the stage running now: encoder, prefill or step
 };
 
 template <typename T>
@@ -218,6 +223,7 @@ void CudaWindowEngine<T>::set_window(const LogMel& window) {
                 ", got " + std::to_string(window.n_mels) + " x " + std::to_string(window.n_frames));
   const auto start = std::chrono::steady_clock::now();
   cudaStream_t s = stream();
+  timer_.start(s);
   mel_.upload(window.data, s);
   // conv1 over [n_mels x 3000] (channel-major), conv2 (stride 2) over conv1's [3000 x d] output.
   cuda::im2col_k3<T>(mel_.data(), mels, frames, frames, 1, 1, frames, columns_.data(), s);
@@ -230,8 +236,10 @@ void CudaWindowEngine<T>::set_window(const LogMel& window) {
   encoder_blocks(ops, w_.encoder_blocks, w_.encoder_ln_post);
   AURIS_CUDA_CHECK(cudaMemcpyAsync(encoder_out_.data(), normed_.data(), static_cast<size_t>(ctx) * width * sizeof(T),
                                    cudaMemcpyDeviceToDevice, s));
+  timer_.stop(s);
   stream_.synchronize();
   counters_.encoder_seconds += seconds_since(start);
+  keep_device_time(counters_.encoder_device_ms, timer_);
   ++counters_.encoder_windows;
   compute_cross_kv();
   has_window_ = true;
@@ -300,6 +308,12 @@ struct CudaWindowEngine<T>::PassOps {
     cuda::add_bias<T>(e.qkv_.data(), qkv_layer.bias_or_null(), rows, 3 * w, 3 * w, s);
     if (pass == Pass::kEncoder) {
       const int heads = e.d_.n_audio_head;
+      if constexpr (!std::is_same_v<T, float>) {
+        if (!e.ablations_.unfused_encoder_attention) {
+          cuda::encoder_attention<T>(qkv, rows, heads, 0.125f, e.attended_.data(), w, s);
+          return;
+        }
+      }
       e.blas_.template head_scores<T>({qkv, 3 * w, kHead}, {qkv + w, 3 * w, kHead}, rows, rows, kHead, heads, e.scores_.data());
       cuda::softmax_rows<T>(e.scores_.data(), heads * rows, rows, 0.125f, e.probabilities_.data(), s);
       e.blas_.template head_values<T>(e.probabilities_.data(), {qkv + 2 * w, 3 * w, kHead}, rows, rows, kHead, heads,
@@ -455,13 +469,16 @@ void CudaWindowEngine<T>::prefill(const std::vector<int>& tokens, const std::vec
   std::vector<int> staged(3 * static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) staged[i] = tokens[i], staged[n + i] = i, staged[2 * n + i] = 0;
   DeviceBuffer<int> prompt(staged.size());
+  timer_.start(s);
   prompt.upload(staged, s);
   PassOps ops{*this, PassOps::Pass::kPrefill, n, prompt.data(), &logit_positions, &logits, capture_heads, capture_out};
   decoder_pass(ops, w_.decoder_blocks, w_.decoder_ln);
+  timer_.stop(s);
   stream_.synchronize();
   length_ = n;
   ++counters_.prefills;
   counters_.prefill_seconds += seconds_since(start);
+  keep_device_time(counters_.prefill_device_ms, timer_);
 }
 
 template <typename T>
@@ -473,6 +490,7 @@ void CudaWindowEngine<T>::step(const std::vector<int>& tokens, std::vector<float
   for (int t : tokens)
     if (t < 0 || t >= d_.n_vocab) throw Error("token id " + std::to_string(t) + " is outside the vocabulary");
   const auto start = std::chrono::steady_clock::now();
+  timer_.start(stream());
   if (ablations_.recompute_cross_kv_each_step) compute_cross_kv();
   // Padding rows repeat row 0's token into their own (unread) cache rows.
   StepInputs& in = *host_inputs_.data();
@@ -497,12 +515,14 @@ void CudaWindowEngine<T>::step(const std::vector<int>& tokens, std::vector<float
   }
   graph->launch(stream());
   for (const auto& [layer, rows_per_launch] : graph->rows_per_launch) rows_multiplied_[layer] += rows_per_launch;
+  timer_.stop(stream());
   stream_.synchronize();
   logits.assign(host_logits_.data(), host_logits_.data() + static_cast<size_t>(rows) * d_.n_vocab);
   ++length_;
   ++counters_.decode_steps;
   counters_.decode_rows += rows;
   counters_.decode_seconds += seconds_since(start);
+  keep_device_time(counters_.step_device_ms, timer_);
 }
 
 template <typename T>

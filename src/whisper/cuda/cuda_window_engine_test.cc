@@ -56,6 +56,12 @@ TEST_F(CudaEngine, Float32TokensEqualTheCpuEngines) {
   const EngineCounters c = engine_counters(gpu);
   EXPECT_EQ(c.cross_kv_rows, 1500 * c.encoder_windows) << "one cross K/V projection per window";
   EXPECT_GT(c.decode_steps, 0);
+  // Every stage's device time, from CUDA events, one per call.
+  EXPECT_EQ(c.encoder_device_ms.size(), static_cast<size_t>(c.encoder_windows));
+  EXPECT_EQ(c.prefill_device_ms.size(), static_cast<size_t>(c.prefills));
+  EXPECT_EQ(c.step_device_ms.size(), static_cast<size_t>(c.decode_steps));
+  for (const auto* times : {&c.encoder_device_ms, &c.prefill_device_ms, &c.step_device_ms})
+    for (float ms : *times) EXPECT_GT(ms, 0.0f);
   EXPECT_EQ(c.cross_query_rows, c.self_qkv_rows) << "every decoder pass projects Q for cross-attention, never K/V";
   EXPECT_GE(c.self_qkv_rows, 4 * c.decode_rows) << "tiny.en's 4 layers project every row of every step";
 }

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Runs on a GPU machine lent through the device tool, in the repository's copy there, after
+# tools/gpu/bundle.sh packed what it needs here. Two parts, one call each, the second while the
+# machine is still warm (it keeps the first call's unpacked files):
+#   speed   (carry .gpu/binaries.tar.xz): the CUDA kernel tests, then bench/gpu_speed.py on random
+#           weights of the large-v3-turbo and large-v3 shapes beside transformers;
+#   engine  (carry .gpu/data.tar.xz): the CUDA engine's tests on tiny.en against the CPU engine, and
+#           the word error rate of each compute type on CUDA over the 58 Hi-Fi TTS utterances.
+# Results go to $OUT (the device tool's folder that comes back).
+#
+# Usage: tools/gpu/run_checks.sh speed|engine [seconds the speed runs may take, default 420]
+set -uo pipefail
+part=${1:?speed or engine}
+budget=${2:-420}
+repo=$(pwd)
+work=/root/auris-gpu
+out=${OUT:-$work/out}
+mkdir -p "$work" "$out"
+log() { echo "[$(date +%T)] $*"; }
+unpack() { python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$work"; }
+
+cuda_libs=""
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda/lib; do
+  [[ -e $d/libcublasLt.so.13 ]] && { cuda_libs=$d; break; }
+done
+[[ -z $cuda_libs ]] && cuda_libs=$(dirname "$(find /usr /opt -name 'libcublasLt.so.13' 2>/dev/null | head -1)")
+export AURIS_MODEL_DIR=$work/models AURIS_TEST_DATA=$work/data AURIS_CUDA_PLUGIN=$work/bin/libauris_cuda.so
+# The bundle's libraries for auris's programs alone: Python must keep its own (the stand-ins would
+# answer its liblzma and libssl calls with zeros).
+for program in auris auris_tests; do
+  printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$work/lib:$cuda_libs" "$work/bin/$program" > "$work/$program"
+  chmod +x "$work/$program"
+done
+auris=$work/auris
+
+if [[ $part == speed ]]; then
+  log "unpacking binaries"; unpack .gpu/binaries.tar.xz
+  { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; echo "cuBLAS from $cuda_libs";
+    python3 -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)'; } \
+    2>&1 | tee "$out/machine.txt"
+  log "kernel tests"
+  "$work/auris_tests" --gtest_filter='CudaKernels.*' 2>&1 | tee "$out/kernel_tests.log" | grep -E '^\[  (PASSED|FAILED) |FAILED|largest'
+  log "a 45-s tone: two windows a pass"
+  python3 - "$work/tone.wav" <<'PY'
+import math, struct, sys, wave
+with wave.open(sys.argv[1], "wb") as w:
+    w.setnchannels(1), w.setsampwidth(2), w.setframerate(16000)
+    w.writeframes(b"".join(struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / 16000))) for i in range(45 * 16000)))
+PY
+  log "speed: large-v3-turbo with every transformers configuration, then large-v3"
+  timeout "$budget" bash -c "
+    python3 bench/gpu_speed.py --models large-v3-turbo --repeats 3 --steps 60 --transformers eager sdpa compiled --peer-timeout 120 \
+      --vocab-from $work/models/vocabulary-base --audio $work/tone.wav --auris $auris --work $work/models --out $out/gpu_speed_turbo.json
+    python3 bench/gpu_speed.py --models large-v3 --repeats 3 --steps 60 --transformers eager sdpa --peer-timeout 120 \
+      --vocab-from $work/models/vocabulary-base --audio $work/tone.wav --auris $auris --work $work/models --out $out/gpu_speed_large-v3.json
+  " 2>&1 | tee "$out/gpu_speed.log" | grep -v '^ *"' | tail -40
+  log "done"
+  exit 0
+fi
+
+[[ $part == engine ]] || { echo "run_checks.sh: give speed or engine" >&2; exit 2; }
+log "unpacking data"; unpack .gpu/data.tar.xz
+[[ -x $auris ]] || { echo "run_checks.sh: no binaries: the speed call's files are gone (the machine went back)"; exit 1; }
+log "engine tests"
+"$work/auris_tests" --gtest_filter='CudaEngine.*' 2>&1 | tee "$out/engine_tests.log" | grep -E '^\[  (PASSED|FAILED) |FAILED|Failure|Expected|Which is' | head -40
+log "word error rate per compute type on CUDA (tiny.en, int8-rounded weights), float32 on the CPU beside them"
+manifest=$work/data/audio/hifitts-6097/manifest.jsonl
+python3 - "$manifest" "$work" <<'PY'
+import json, os, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+base = os.path.dirname(sys.argv[1])
+open(sys.argv[2] + "/utterances.list", "w").writelines(base + "/" + r["audio_filepath"] + "\n" for r in rows)
+open(sys.argv[2] + "/utterances.ref", "w").writelines(r["text_no_preprocessing"].replace("\n", " ") + "\n" for r in rows)
+PY
+mapfile -t files < "$work/utterances.list"
+{
+  for run in "cpu float32" "cuda float32" "cuda float16" "cuda bfloat16"; do
+    read -r device ct <<< "$run"
+    "$auris" transcribe -m tiny.en --device "$device" --compute-type "$ct" --beam-size 0 "${files[@]}" > "$work/hyp.$device.$ct" 2>"$work/err.$device.$ct" \
+      || { echo "$device $ct: failed: $(tail -3 "$work/err.$device.$ct")"; continue; }
+    echo "$device $ct utterances $("$auris" wer "$work/utterances.ref" "$work/hyp.$device.$ct")"
+    "$auris" transcribe -m tiny.en --device "$device" --compute-type "$ct" --beam-size 0 "$work/data/audio/longform/hifitts-dev-concat.flac" \
+      > "$work/long.$device.$ct" 2>/dev/null && tr '\n' ' ' < "$work/long.$device.$ct" > "$work/long1.$device.$ct" && echo >> "$work/long1.$device.$ct" &&
+      { tr '\n' ' ' < "$work/data/audio/longform/hifitts-dev-concat.txt"; echo; } > "$work/long.ref" &&
+      echo "$device $ct longform $("$auris" wer "$work/long.ref" "$work/long1.$device.$ct")"
+  done
+} 2>&1 | tee "$out/wer.txt"
+log "done"
