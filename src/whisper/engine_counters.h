@@ -37,10 +37,10 @@ struct EngineAblations {
   bool recompute_cross_kv_each_step = false;
   // Attend over the whole static self-attention cache (masked) instead of only its filled prefix.
   bool attend_full_self_cache = false;
-  // CUDA in fp16 and bf16: the encoder's self-attention as two cuBLAS products around a softmax that
-  // writes every score to memory, instead of the fused kernel. It rounds differently (the last bits
-  // of the encoder output may change); the CPU engine ignores it.
-  bool unfused_encoder_attention = false;
+  // CUDA in fp16 and bf16, an experiment: the encoder's self-attention in one flash-attention kernel
+  // instead of two cuBLAS products around a softmax that writes every score. Not the default until
+  // a GPU has measured it faster (docs/benchmarks/gpu.md); the CPU engine ignores it.
+  bool fused_encoder_attention = false;
 };
 
 }  // namespace auris

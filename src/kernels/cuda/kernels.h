@@ -56,7 +56,8 @@ void softmax_rows(const float* scores, int rows, int n, float scale, T* probabil
 // The encoder's self-attention, softmax(Q K^T * scale) V per head, in one kernel that never writes
 // the scores (flash attention): qkv [n][3 * heads * 64] is the fused projection's output, biases
 // added, Q, K and V at column 0, heads*64 and 2*heads*64; out [n][heads * 64] (row stride ldo).
-// fp16 and bf16 only (tensor cores); fp32 keeps the cuBLAS products and softmax_rows.
+// fp16 and bf16 only (tensor cores). The engine runs it only with --fused-encoder-attention until a
+// GPU has measured it faster than the cuBLAS products around softmax_rows.
 template <typename T>
 void encoder_attention(const T* qkv, int n, int heads, float scale, T* out, int ldo, cudaStream_t s);
 

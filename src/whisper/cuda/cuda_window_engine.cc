@@ -309,7 +309,7 @@ struct CudaWindowEngine<T>::PassOps {
     if (pass == Pass::kEncoder) {
       const int heads = e.d_.n_audio_head;
       if constexpr (!std::is_same_v<T, float>) {
-        if (!e.ablations_.unfused_encoder_attention) {
+        if (e.ablations_.fused_encoder_attention) {
           cuda::encoder_attention<T>(qkv, rows, heads, 0.125f, e.attended_.data(), w, s);
           return;
         }

@@ -1,5 +1,6 @@
 // The CUDA engine end to end against the CPU engine on the same weights (tiny.en): fp32 greedy
-// tokens equal on jfk and the Hi-Fi TTS clips, beam search too; fp16 and bf16 keep jfk's words; the
+// tokens equal on jfk and the Hi-Fi TTS clips, beam search too; fp16 and bf16 keep jfk's words, with
+// the encoder's attention through cuBLAS or fused; the
 // cross K/V is projected once per window and reused by every step, as the ops count it; word
 // timestamps within 0.02 s of the CPU's. Skipped, with the reason, where
 // no CUDA device is present.
@@ -90,10 +91,16 @@ TEST_F(CudaEngine, WordTimestampsMatchTheCpuEngines) {
 TEST_F(CudaEngine, HalfPrecisionKeepsTheWords) {
   const std::vector<float> samples = load_audio(data_ + "/audio/jfk.flac");
   const std::string fp32 = Transcriber(Model::load(path_, ComputeType::kFloat32, Device::kCuda)).transcribe(samples, 16000).text;
-  for (ComputeType type : {ComputeType::kFloat16, ComputeType::kBfloat16}) {
-    const std::string text = Transcriber(Model::load(path_, type, Device::kCuda)).transcribe(samples, 16000).text;
-    EXPECT_LE(word_error_rate({fp32}, {text}, WerNormalization::kEnglish).rate, 0.05) << compute_type_name(type) << ": " << text;
-  }
+  for (ComputeType type : {ComputeType::kFloat16, ComputeType::kBfloat16})
+    for (bool fused : {false, true}) {  // the encoder's attention through cuBLAS, or the fused kernel
+      Transcriber transcriber(Model::load(path_, type, Device::kCuda));
+      EngineAblations switches;
+      switches.fused_encoder_attention = fused;
+      set_engine_ablations(transcriber, switches);
+      const std::string text = transcriber.transcribe(samples, 16000).text;
+      EXPECT_LE(word_error_rate({fp32}, {text}, WerNormalization::kEnglish).rate, 0.05)
+          << compute_type_name(type) << (fused ? ", fused encoder attention: " : ": ") << text;
+    }
 }
 
 TEST_F(CudaEngine, AblationsChangeTheWorkNotTheTokens) {
