@@ -22,6 +22,9 @@ struct EngineCounters {
   long long decode_steps = 0;   // decode steps; each advances every beam (row) by one token
   long long decode_rows = 0;    // sum of rows over those steps
   double decode_seconds = 0;
+  // Times the host waited for the device in decode steps and beam reorders (CUDA): one per step is
+  // the design, the wait for the step's logits.
+  long long step_host_waits = 0;
 
   // Each call's device time in ms (CUDA events), the first kDeviceTimesKept of each stage; empty on
   // the CPU. Medians of these are the GPU benchmark's per-stage figures, free of the host's noise.

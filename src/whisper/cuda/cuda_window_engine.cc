@@ -213,6 +213,13 @@ class CudaWindowEngine final : public WindowEngine {
   EngineAblations ablations_;
   EngineCounters counters_;
   cuda::EventTimer timer_;  // around the stage running now: encoder, prefill or step
+  long long host_waits_ = 0;
+  // Every wait of the host for the device goes through here, so the counters can show how many a
+  // decode step costs.
+  void wait_for_device() {
+    stream_.synchronize();
+    ++host_waits_;
+  }
 };
 
 template <typename T>
@@ -237,7 +244,7 @@ void CudaWindowEngine<T>::set_window(const LogMel& window) {
   AURIS_CUDA_CHECK(cudaMemcpyAsync(encoder_out_.data(), normed_.data(), static_cast<size_t>(ctx) * width * sizeof(T),
                                    cudaMemcpyDeviceToDevice, s));
   timer_.stop(s);
-  stream_.synchronize();
+  wait_for_device();
   counters_.encoder_seconds += seconds_since(start);
   keep_device_time(counters_.encoder_device_ms, timer_);
   ++counters_.encoder_windows;
@@ -385,7 +392,7 @@ struct CudaWindowEngine<T>::PassOps {
                                          tw * sizeof(T), cudaMemcpyDeviceToDevice, s));
       e.linear(e.hidden_.data(), n, e.w_.token_embedding, e.logits_.data());
       e.logits_.download(host_logits->data() + first * n_vocab, n * n_vocab, s);
-      AURIS_CUDA_CHECK(cudaStreamSynchronize(s));  // the next chunk overwrites logits_ and the host copy reads it
+      e.wait_for_device();  // the next chunk overwrites logits_ and the host copy reads it
     }
   }
 };
@@ -398,7 +405,7 @@ void CudaWindowEngine<T>::compute_cross_kv() {
   linear(encoder_out_.data(), ctx, w_.cross_kv_all_layers, kv_projected_.data());
   cuda::add_bias<T>(kv_projected_.data(), w_.cross_kv_all_layers.bias_or_null(), ctx, kv_width, kv_width, stream());
   cuda::regroup_heads<T>(kv_projected_.data(), ctx, kv_width / kHead, cross_.data(), stream());
-  stream_.synchronize();
+  wait_for_device();
   counters_.cross_kv_seconds += seconds_since(start);
 }
 
@@ -474,7 +481,7 @@ void CudaWindowEngine<T>::prefill(const std::vector<int>& tokens, const std::vec
   PassOps ops{*this, PassOps::Pass::kPrefill, n, prompt.data(), &logit_positions, &logits, capture_heads, capture_out};
   decoder_pass(ops, w_.decoder_blocks, w_.decoder_ln);
   timer_.stop(s);
-  stream_.synchronize();
+  wait_for_device();
   length_ = n;
   ++counters_.prefills;
   counters_.prefill_seconds += seconds_since(start);
@@ -490,6 +497,7 @@ void CudaWindowEngine<T>::step(const std::vector<int>& tokens, std::vector<float
   for (int t : tokens)
     if (t < 0 || t >= d_.n_vocab) throw Error("token id " + std::to_string(t) + " is outside the vocabulary");
   const auto start = std::chrono::steady_clock::now();
+  const long long waits_before = host_waits_;
   timer_.start(stream());
   if (ablations_.recompute_cross_kv_each_step) compute_cross_kv();
   // Padding rows repeat row 0's token into their own (unread) cache rows.
@@ -516,12 +524,13 @@ void CudaWindowEngine<T>::step(const std::vector<int>& tokens, std::vector<float
   graph->launch(stream());
   for (const auto& [layer, rows_per_launch] : graph->rows_per_launch) rows_multiplied_[layer] += rows_per_launch;
   timer_.stop(stream());
-  stream_.synchronize();
+  wait_for_device();
   logits.assign(host_logits_.data(), host_logits_.data() + static_cast<size_t>(rows) * d_.n_vocab);
   ++length_;
   ++counters_.decode_steps;
   counters_.decode_rows += rows;
   counters_.decode_seconds += seconds_since(start);
+  counters_.step_host_waits += host_waits_ - waits_before;
   keep_device_time(counters_.step_device_ms, timer_);
 }
 
@@ -546,7 +555,9 @@ void CudaWindowEngine<T>::rearrange_kv_cache(const std::vector<int>& source_rows
     if (r < 0 || r >= max_rows_) throw Error("beam reorder names a row out of range");
   bool identity = true;
   for (size_t i = 0; i < source_rows.size(); ++i) identity = identity && source_rows[i] == static_cast<int>(i);
+  const long long waits_before = host_waits_;
   if (!identity && length_ > 0) copy_rows(source_rows);
+  counters_.step_host_waits += host_waits_ - waits_before;
 }
 
 // Row i of every layer's self-attention cache continues from source_rows[i]'s filled prefix.
@@ -563,7 +574,8 @@ void CudaWindowEngine<T>::copy_rows(const std::vector<int>& source_rows) {
       AURIS_CUDA_CHECK(cudaMemcpyAsync(cache, reorder_scratch_.data(), rows * row_elements * sizeof(T),
                                        cudaMemcpyDeviceToDevice, s));
     }
-  stream_.synchronize();
+  // No wait: the next pass runs after the copies on the same stream, and source_rows went to a
+  // staging buffer before upload() returned.
 }
 
 }  // namespace

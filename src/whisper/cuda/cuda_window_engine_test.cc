@@ -1,9 +1,8 @@
 // The CUDA engine end to end against the CPU engine on the same weights (tiny.en): fp32 greedy
 // tokens equal on jfk and the Hi-Fi TTS clips, beam search too; fp16 and bf16 keep jfk's words, with
-// the encoder's attention through cuBLAS or fused; the
-// cross K/V is projected once per window and reused by every step, as the ops count it; word
-// timestamps within 0.02 s of the CPU's. Skipped, with the reason, where
-// no CUDA device is present.
+// the encoder's attention through cuBLAS or fused; the cross K/V is projected once per window and
+// reused by every step, as the ops count it; the host waits for the device once a step; word
+// timestamps within 0.02 s of the CPU's. Skipped, with the reason, where no CUDA device is present.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -57,6 +56,8 @@ TEST_F(CudaEngine, Float32TokensEqualTheCpuEngines) {
   const EngineCounters c = engine_counters(gpu);
   EXPECT_EQ(c.cross_kv_rows, 1500 * c.encoder_windows) << "one cross K/V projection per window";
   EXPECT_GT(c.decode_steps, 0);
+  // One wait for the device per decode step (its logits), none for a beam's cache reorder.
+  EXPECT_EQ(c.step_host_waits, c.decode_steps);
   // Every stage's device time, from CUDA events, one per call.
   EXPECT_EQ(c.encoder_device_ms.size(), static_cast<size_t>(c.encoder_windows));
   EXPECT_EQ(c.prefill_device_ms.size(), static_cast<size_t>(c.prefills));
