@@ -6,7 +6,8 @@ The GPU machine is bare and takes 64 MiB per call, while FFmpeg's Debian build l
 libraries (video encoders, network protocols, X11) that decoding a WAV or FLAC never calls. The
 bundle (tools/gpu/bundle.sh) carries stand-ins for those, so the dynamic loader is satisfied and
 the real libraries stay behind. A stand-in's function is never meant to run: if one does, it
-returns garbage, which the bundle's checks on this machine would show.
+returns 0, and the bundle's check here (the bundled auris transcribes jfk) shows what breaks, as
+libgme's probe did (it is carried real).
 
 Usage: stub_library.py LIBRARY OUTPUT_DIR   (writes OUTPUT_DIR/<soname>)
 """
