@@ -201,7 +201,7 @@ TEST_F(Cli, BatchedFilesKeepTheirOrderAndABadOneFailsAlone) {
     EXPECT_NE(run_cli("transcribe --model " + model_ + " --batch-size " + size + " " + jfk_).status, 0) << size;
   expect_clean_failure(run_cli("transcribe --model " + model_ + " --pack " + jfk_), "--pack needs --batch-size");
   expect_clean_failure(run_cli("transcribe --model " + model_ + " --batch-size 2 --recompute-cross-kv " + jfk_),
-                       "ablations of the sequential engine");
+                       "switches of the sequential engine");
 }
 
 TEST_F(Cli, CorruptModelFailsCleanly) {
