@@ -4,14 +4,15 @@
 # machine is still warm (it keeps the first call's unpacked files):
 #   speed   (carry .gpu/binaries.tar.xz): the CUDA kernel tests, then bench/gpu_speed.py on random
 #           weights of the large-v3-turbo and large-v3 shapes beside transformers;
-#   engine  (carry .gpu/data.tar.xz): the CUDA engine's tests on tiny.en against the CPU engine, and
-#           the word error rate of each compute type on CUDA over the 58 Hi-Fi TTS utterances.
+#   engine  (carry .gpu/data.tar.xz): the CUDA engine's tests on tiny.en against the CPU engine, the
+#           word error rate of each compute type on CUDA over the 58 Hi-Fi TTS utterances, and an
+#           Nsight Compute profile of a large-v3 encoder window, cuBLAS attention and fused.
 # Results go to $OUT (the device tool's folder that comes back).
 #
-# Usage: tools/gpu/run_checks.sh speed|engine [seconds the speed runs may take, default 420]
+# Usage: tools/gpu/run_checks.sh speed|engine [seconds the speed runs may take, default 480]
 set -uo pipefail
 part=${1:?speed or engine}
-budget=${2:-420}
+budget=${2:-480}
 repo=$(pwd)
 work=/root/auris-gpu
 out=${OUT:-$work/out}
@@ -51,7 +52,7 @@ PY
   timeout "$budget" bash -c "
     python3 bench/gpu_speed.py --models large-v3-turbo --repeats 3 --steps 60 --transformers eager sdpa compiled --peer-timeout 120 \
       --vocab-from $work/models/vocabulary-base --audio $work/tone.wav --auris $auris --work $work/models --out $out/gpu_speed_turbo.json
-    python3 bench/gpu_speed.py --models large-v3 --repeats 3 --steps 60 --transformers eager sdpa --peer-timeout 120 \
+    python3 bench/gpu_speed.py --models large-v3 --repeats 2 --steps 40 --transformers sdpa eager --peer-timeout 100 \
       --vocab-from $work/models/vocabulary-base --audio $work/tone.wav --auris $auris --work $work/models --out $out/gpu_speed_large-v3.json
   " 2>&1 | tee "$out/gpu_speed.log" | grep -v '^ *"' | tail -40
   log "done"
@@ -85,4 +86,15 @@ mapfile -t files < "$work/utterances.list"
       echo "$device $ct longform $("$auris" wer "$work/long.ref" "$work/long1.$device.$ct")"
   done
 } 2>&1 | tee "$out/wer.txt"
+if [[ -d $work/models/large-v3 && -f $work/tone.wav ]]; then
+  log "where a large-v3 encoder window goes (bench/ncu_summary.py --encoder reads the files)"
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+  for path in cublas fused; do
+    flag=""; [[ $path == fused ]] && flag=--fused-encoder-attention
+    timeout 120 "$ncu" --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv --launch-count 330 \
+      "$auris" transcribe -m "$work/models/large-v3" --device cuda --compute-type float16 --beam-size 0 --temperature 0 \
+      --temperature-increment-on-fallback 0 $flag "$work/tone.wav" > "$out/ncu_encoder_$path.csv" 2>/dev/null
+    echo "$path: $(grep -c '^"' "$out/ncu_encoder_$path.csv") kernel rows"
+  done
+fi
 log "done"
