@@ -5,7 +5,9 @@ Both engines run models of the real large-v3 and large-v3-turbo shapes with the 
 (`auris convert VOCAB --random-weights NAME --to hf --f16`, VOCAB any multilingual model, which
 transformers loads too), batch 1, fp16. For auris: encoder ms per 30-s window, prefill ms and decode
 ms per step from CUDA events (--print-timings; see auris_timings), and the same with cross K/V
-recomputed at every step (the ablation) and with the encoder's attention fused (the experiment). For
+recomputed at every step (the ablation), with each step's tail (logit filters, log-softmax, argmax)
+on the host instead of in the step's graph (the ablation: the per-step host cost from the two runs'
+process wall times), and with the encoder's attention fused (the experiment). For
 transformers: eager attention, SDPA, and SDPA with a static cache + torch.compile, timing the
 encoder and per-token decoding of generate(). The HBM floor is the decoder's and the vocabulary's
 weight bytes over the measured device-to-device copy bandwidth.
@@ -53,7 +55,9 @@ def auris_timings(auris, model, audio, extra):
     call, which also pays cuBLAS's and the kernels' first-use setup."""
     argv = [auris, "transcribe", "-m", model, "--device", "cuda", "--compute-type", "float16", "--beam-size", "0",
             "--temperature", "0", "--temperature-increment-on-fallback", "0", "--print-timings", audio, audio] + extra
+    start = time.perf_counter()
     stderr = subprocess.run(argv, capture_output=True, text=True, check=True).stderr
+    process_wall_s = time.perf_counter() - start
     t = json.loads(next(l for l in stderr.splitlines() if l.startswith("auris: timings "))[15:])
     device = t["device_ms"]
     if device["encoder_per_window"] is None or device["decode_step"] is None:
@@ -64,6 +68,7 @@ def auris_timings(auris, model, audio, extra):
             "decode_wall_ms_per_step": t["decode_ms_per_step"],
             "decode_steps": t["decode_steps"],
             "mean_rows_per_step": t["mean_rows_per_step"],
+            "process_wall_s": process_wall_s,
             "model": t["model"]}
 
 
@@ -165,6 +170,7 @@ def main():
     for name in args.models:
         model = make_model(args.auris, args.vocab_from, name, args.work)
         ablations = {"auris": [], "auris, cross K/V recomputed each step": ["--recompute-cross-kv"],
+                     "auris, step tail on the host": ["--host-step-tail"],
                      "auris, fused encoder attention": ["--fused-encoder-attention"]}
         runs = {label: [] for label in ablations}
         for _ in range(args.repeats):
@@ -172,13 +178,18 @@ def main():
                 runs[label].append(auris_timings(args.auris, model, args.audio, flags))
         auris_results = {l: {k: spread([r[k] for r in rs]) for k in ("encoder_ms_per_window", "prefill_ms",
                                                                       "decode_ms_per_step", "decode_wall_ms_per_step",
-                                                                      "decode_steps", "mean_rows_per_step")}
+                                                                      "decode_steps", "mean_rows_per_step",
+                                                                      "process_wall_s")}
                          for l, rs in runs.items()}
         print(json.dumps({name: auris_results}, indent=1), flush=True)
         peers = {PEERS[c]: peer_timings(model, args.steps, c, args.repeats, args.peer_timeout) for c in args.transformers}
         floor_ms = runs["auris"][0]["model"]["decode_weight_bytes"] / (bandwidth * 1e9) * 1000
         ours = auris_results["auris"]
+        host_tail = auris_results["auris, step tail on the host"]
         ratios = {"step_over_floor": ours["decode_ms_per_step"]["median"] / floor_ms,
+                  # the same steps, encoder passes and load in both: the wall difference is the tails'
+                  "host tail costs ms per step": (host_tail["process_wall_s"]["median"] - ours["process_wall_s"]["median"])
+                  * 1000 / ours["decode_steps"]["median"],
                   "fused encoder attention faster by": ours["encoder_ms_per_window"]["median"]
                   / auris_results["auris, fused encoder attention"]["encoder_ms_per_window"]["median"]}
         for label, peer in peers.items():

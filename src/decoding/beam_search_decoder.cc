@@ -6,8 +6,6 @@
 #include <string>
 
 #include "auris/error.h"
-#include "decoding/log_softmax.h"
-#include "decoding/top_k.h"
 
 namespace auris {
 
@@ -48,27 +46,26 @@ void BeamSearchDecoder::reset() { finished_.clear(); }
 
 bool BeamSearchDecoder::update(TokenRows& tokens, std::span<const float> logits, int n_vocab,
                                std::vector<float>& sum_logprobs) {
+  StepProposals proposals;
+  propose_on_host(logits, static_cast<int>(tokens.size()), n_vocab, Selection::kTopLogprobs, beam_size_ + 1, proposals);
+  return update(tokens, proposals, sum_logprobs);
+}
+
+bool BeamSearchDecoder::update(TokenRows& tokens, const StepProposals& proposals, std::vector<float>& sum_logprobs) {
   if (tokens.size() % beam_size_ != 0) {
     throw Error("beam search got " + std::to_string(tokens.size()) + " rows, not a multiple of beam_size " +
                 std::to_string(beam_size_));
   }
+  // beam_size + 1 a row, or every token of a smaller vocabulary.
+  if (proposals.k < 1 || proposals.k > beam_size_ + 1 || proposals.tokens.size() != tokens.size() * proposals.k ||
+      proposals.logprobs.size() != proposals.tokens.size())
+    throw Error("beam search takes beam_size + 1 proposals a row");
   const size_t n_audio = tokens.size() / beam_size_;
   if (finished_.empty()) finished_.resize(n_audio);
 
   TokenRows next_tokens;
   std::vector<int> source_indices;
   std::vector<SequenceScores> newly_finished(n_audio);
-  // Each row's beam_size + 1 best tokens and their log-probabilities, rows in parallel: this is the
-  // only work here that reads the whole vocabulary.
-  const int rows = static_cast<int>(tokens.size());
-  std::vector<std::vector<std::pair<int, float>>> proposals(rows);
-#pragma omp parallel for schedule(static) if (rows > 1)
-  for (int idx = 0; idx < rows; ++idx) {
-    thread_local std::vector<float> logprobs;
-    logprobs.resize(n_vocab);
-    log_softmax(logits.subspan(static_cast<size_t>(idx) * n_vocab, n_vocab), logprobs);
-    for (int token : top_k(logprobs, beam_size_ + 1)) proposals[idx].emplace_back(token, logprobs[token]);
-  }
   for (size_t i = 0; i < n_audio; ++i) {
     // STEP 1: every beam proposes its beam_size + 1 best continuations. Identical beams (all of
     // them at the first step) propose identical sequences; like the reference's dict, the later
@@ -76,7 +73,10 @@ bool BeamSearchDecoder::update(TokenRows& tokens, std::span<const float> logits,
     std::vector<Candidate> candidates;
     for (int j = 0; j < beam_size_; ++j) {
       const int idx = static_cast<int>(i) * beam_size_ + j;
-      for (const auto& [token, logprob] : proposals[idx]) {
+      for (int p = 0; p < proposals.k; ++p) {
+        const size_t at = static_cast<size_t>(idx) * proposals.k + p;
+        const int token = proposals.tokens[at];
+        const float logprob = proposals.logprobs[at];
         std::vector<int> sequence = tokens[idx];
         sequence.push_back(token);
         const float score = sum_logprobs[idx] + logprob;

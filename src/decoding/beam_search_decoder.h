@@ -18,8 +18,10 @@ class BeamSearchDecoder : public TokenDecoder {
   // round(beam_size * patience) < 1.
   BeamSearchDecoder(int beam_size, int eot, Inference& inference, std::optional<double> patience);
   void reset() override;
+  std::optional<Wanted> wanted() const override { return Wanted{Selection::kTopLogprobs, beam_size_ + 1}; }
   bool update(TokenRows& tokens, std::span<const float> logits, int n_vocab,
               std::vector<float>& sum_logprobs) override;
+  bool update(TokenRows& tokens, const StepProposals& proposals, std::vector<float>& sum_logprobs) override;
   DecodingCandidates finalize(const TokenRows& tokens, const std::vector<float>& sum_logprobs,
                               int n_group) override;
 

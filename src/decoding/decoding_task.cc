@@ -307,15 +307,25 @@ DecodingResult DecodingTask::run(Inference& inference) {
     forced.clear();  // a token the filters forbid here: decoded in full
   }
 
-  // The main loop, from the first token after the forced ones.
+  // The main loop, from the first token after the forced ones (chosen from the prefill's logits).
+  // Each later step is filtered and reduced to proposals on the engine's device where it can.
+  const std::optional<TokenDecoder::Wanted> wanted = decoder->wanted();
+  StepProposals proposals;
   for (int i = static_cast<int>(forced.size()); i < sample_len_; ++i) {
-    if (i > static_cast<int>(forced.size())) inference.logits(tokens, logits);
-    if (logits.size() != static_cast<size_t>(n_group_) * n_vocab) {
-      throw Error("the model returned " + std::to_string(logits.size()) + " logits for " + std::to_string(n_group_) +
-                  " rows of " + std::to_string(n_vocab) + " tokens");
+    const StepRules rules = step_rules(tokens);
+    const bool after_prefill = i > static_cast<int>(forced.size());
+    bool completed = false;
+    if (after_prefill && wanted && inference.propose(tokens, rules, wanted->selection, wanted->k, proposals)) {
+      completed = decoder->update(tokens, proposals, sum_logprobs);
+    } else {
+      if (after_prefill) inference.logits(tokens, logits);
+      if (logits.size() != static_cast<size_t>(n_group_) * n_vocab) {
+        throw Error("the model returned " + std::to_string(logits.size()) + " logits for " + std::to_string(n_group_) +
+                    " rows of " + std::to_string(n_vocab) + " tokens");
+      }
+      apply_step_rules(rules, logits, n_vocab);
+      completed = decoder->update(tokens, logits, n_vocab, sum_logprobs);
     }
-    for (const auto& filter : logit_filters_) filter->apply(logits, n_vocab, tokens);
-    const bool completed = decoder->update(tokens, logits, n_vocab, sum_logprobs);
     if (completed || static_cast<int>(tokens[0].size()) > n_ctx_) break;
   }
 
@@ -343,13 +353,20 @@ std::optional<float> DecodingTask::forced_logprob(const std::vector<int>& start,
   for (size_t j = 0; j < forced.size(); ++j) {
     const std::span<const float> logits = forced_logits.subspan(j * n_vocab, n_vocab);
     row.assign(logits.begin(), logits.end());
-    for (const auto& filter : logit_filters_) filter->apply(row, n_vocab, before);
+    apply_step_rules(step_rules(before), row, n_vocab);
     const float logprob = log_softmax_at(row, forced[j]);
     if (!std::isfinite(logprob)) return std::nullopt;
     sum += logprob;
     before[0].push_back(forced[j]);
   }
   return sum;
+}
+
+StepRules DecodingTask::step_rules(const TokenRows& tokens) const {
+  StepRules rules;
+  rules.row_masks.resize(tokens.size());
+  for (const auto& filter : logit_filters_) filter->add_rules(tokens, rules);
+  return rules;
 }
 
 }  // namespace auris

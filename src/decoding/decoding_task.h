@@ -39,6 +39,8 @@ class DecodingTask {
   std::vector<int> tokens_of(const TextOrTokens& text_or_tokens, const char* what) const;
   std::vector<int> build_initial_tokens() const;
   std::vector<int> build_suppress_tokens() const;
+  // What the logit filters do to the rows' next token.
+  StepRules step_rules(const TokenRows& tokens) const;
   // The sum of the forced tokens' log-probabilities, each from its position's logits (forced_logits,
   // [forced x n_vocab]) under the logit filters; unset where one of them is forbidden.
   std::optional<float> forced_logprob(const std::vector<int>& start, const std::vector<int>& forced,

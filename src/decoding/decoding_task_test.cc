@@ -8,6 +8,8 @@
 #include <string>
 
 #include "auris/error.h"
+#include "decoding/step_proposals.h"
+#include "decoding/step_rules.h"
 #include "fake_decoder_model.h"
 #include "test_support.h"
 
@@ -65,9 +67,26 @@ ModelDims dims_of(const json& v) {
   return dims;
 }
 
+// An engine whose device filters and chooses (Inference::propose; here the host, through the same
+// StepRules and proposals).
+class ProposingInference : public test::FakeInference {
+ public:
+  using FakeInference::FakeInference;
+  bool propose(const std::vector<std::vector<int>>& tokens, const StepRules& rules, Selection selection, int k,
+               StepProposals& out) override {
+    std::vector<float> logits;
+    FakeInference::logits(tokens, logits, {}, nullptr);
+    apply_step_rules(rules, logits, n_vocab());
+    propose_on_host(logits, static_cast<int>(tokens.size()), n_vocab(), selection, k, out);
+    ++proposals;
+    return true;
+  }
+  int proposals = 0;
+};
+
 // openai's DecodingTask on the fake decoder (greedy, beam search with patience, prompts, prefixes,
 // language detection, both vocabularies) against ours on the same fake: same tokens, text and
-// probabilities.
+// probabilities; and the same again where the engine proposes each step after the prefill.
 TEST(DecodingTask, MatchesOpenaiOnFakeDecoder) {
   AURIS_REQUIRE_SHARED_DATA(data);
   int runs = 0;
@@ -79,6 +98,12 @@ TEST(DecodingTask, MatchesOpenaiOnFakeDecoder) {
       EXPECT_EQ(task.initial_tokens(), run["initial_tokens"].get<std::vector<int>>());
       test::FakeInference inference(fake_vocabulary(v));
       const DecodingResult result = task.run(inference);
+      ProposingInference proposing(fake_vocabulary(v));
+      const DecodingResult proposed = task.run(proposing);
+      EXPECT_EQ(proposed.tokens, result.tokens);
+      EXPECT_EQ(proposed.avg_logprob, result.avg_logprob);
+      EXPECT_EQ(proposing.calls, inference.calls);
+      EXPECT_EQ(proposing.proposals, inference.calls - 1 - (result.language_probs ? 1 : 0)) << "all but the prefill";
 
       const auto tokens = run["tokens"].get<std::vector<int>>();
       EXPECT_EQ(result.tokens, tokens);

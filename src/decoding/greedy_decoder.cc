@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "auris/error.h"
 #include "decoding/log_softmax.h"
 #include "kernels/cpu/norm_activation.h"
 
@@ -37,20 +38,47 @@ int GreedyDecoder::sample(std::span<const float> row) {
   return static_cast<int>(pick);
 }
 
+std::optional<TokenDecoder::Wanted> GreedyDecoder::wanted() const {
+  if (temperature_ == 0) return Wanted{Selection::kArgmax, 1};
+  return std::nullopt;
+}
+
 bool GreedyDecoder::update(TokenRows& tokens, std::span<const float> logits, int n_vocab,
                            std::vector<float>& sum_logprobs) {
+  const int rows = static_cast<int>(tokens.size());
+  if (temperature_ == 0) {
+    StepProposals proposals;
+    propose_on_host(logits, rows, n_vocab, Selection::kArgmax, 1, proposals);
+    return update(tokens, proposals, sum_logprobs);
+  }
+  std::vector<int> next(rows);
+  std::vector<float> logprobs(rows);
+  for (int k = 0; k < rows; ++k) {
+    const auto row = logits.subspan(static_cast<size_t>(k) * n_vocab, n_vocab);
+    next[k] = sample(row);
+    logprobs[k] = log_softmax_at(row, next[k]);
+  }
+  return append(tokens, next, logprobs, sum_logprobs);
+}
+
+bool GreedyDecoder::update(TokenRows& tokens, const StepProposals& proposals, std::vector<float>& sum_logprobs) {
+  if (proposals.k != 1 || proposals.tokens.size() != tokens.size() || proposals.logprobs.size() != tokens.size())
+    throw Error("greedy decoding takes one proposal a row");
+  return append(tokens, proposals.tokens, proposals.logprobs, sum_logprobs);
+}
+
+bool GreedyDecoder::append(TokenRows& tokens, std::span<const int> next, std::span<const float> logprobs,
+                           std::vector<float>& sum_logprobs) const {
   bool completed = true;
   for (size_t k = 0; k < tokens.size(); ++k) {
-    const auto row = logits.subspan(k * n_vocab, n_vocab);
-    int next = sample(row);
-    const bool ended = !tokens[k].empty() && tokens[k].back() == eot_;
-    if (ended) {
-      next = eot_;  // finished rows neither change nor add log-probability
+    int token = next[k];
+    if (!tokens[k].empty() && tokens[k].back() == eot_) {
+      token = eot_;  // finished rows neither change nor add log-probability
     } else {
-      sum_logprobs[k] += log_softmax_at(row, next);
+      sum_logprobs[k] += logprobs[k];
     }
-    tokens[k].push_back(next);
-    completed = completed && next == eot_;
+    tokens[k].push_back(token);
+    completed = completed && token == eot_;
   }
   return completed;
 }

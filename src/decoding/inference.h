@@ -6,6 +6,9 @@
 
 #include <vector>
 
+#include "decoding/step_proposals.h"
+#include "decoding/step_rules.h"
+
 namespace auris {
 
 class Inference {
@@ -22,6 +25,14 @@ class Inference {
   // Later calls pass none.
   virtual void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
                       const std::vector<int>& extra_positions = {}, std::vector<float>* extra_logits_out = nullptr) = 0;
+  // A decode step's tail on the engine's device: the logits a later call of logits() would give,
+  // filtered by `rules` and reduced to k proposals a row, so that only these cross to the host.
+  // Returns false where the engine has no such tail, or not for these rules or before the prefill:
+  // the caller then calls logits() and filters and chooses on the host, with the same result.
+  virtual bool propose(const std::vector<std::vector<int>>& /*tokens*/, const StepRules& /*rules*/,
+                       Selection /*selection*/, int /*k*/, StepProposals& /*out*/) {
+    return false;
+  }
   // Row i continues from the self-attention cache of source_rows[i] (beam reordering).
   virtual void rearrange_kv_cache(const std::vector<int>& source_rows) = 0;
   // Forgets the self-attention cache (not the window's cross K/V) before the next decode.

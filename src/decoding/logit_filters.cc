@@ -3,49 +3,29 @@
 #include <algorithm>
 #include <limits>
 
-#include "decoding/log_softmax.h"
-#include "kernels/cpu/norm_activation.h"
-
 namespace auris {
 
-namespace {
-
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-std::span<float> row_of(std::span<float> logits, int n_vocab, size_t row) {
-  return logits.subspan(row * n_vocab, n_vocab);
+void LogitFilter::apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const {
+  StepRules rules;
+  rules.row_masks.resize(tokens.size());
+  add_rules(tokens, rules);
+  apply_step_rules(rules, logits, n_vocab);
 }
-
-// Python's row[begin:end] = -inf, with both ends clamped to the row.
-void mask_range(std::span<float> row, long begin, long end) {
-  const long n = static_cast<long>(row.size());
-  begin = std::clamp(begin, 0L, n);
-  end = std::clamp(end, 0L, n);
-  for (long i = begin; i < end; ++i) row[i] = kNegInf;
-}
-
-}  // namespace
 
 SuppressBlank::SuppressBlank(std::vector<int> blank_tokens, int eot, int sample_begin)
     : suppressed_(std::move(blank_tokens)), sample_begin_(sample_begin) {
   suppressed_.push_back(eot);
 }
 
-void SuppressBlank::apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const {
+void SuppressBlank::add_rules(const TokenRows& tokens, StepRules& rules) const {
   if (tokens.empty() || static_cast<int>(tokens[0].size()) != sample_begin_) return;
-  for (size_t k = 0; k < tokens.size(); ++k) {
-    auto row = row_of(logits, n_vocab, k);
-    for (int t : suppressed_) row[t] = kNegInf;
-  }
+  rules.masked_tokens.insert(rules.masked_tokens.end(), suppressed_.begin(), suppressed_.end());
 }
 
 SuppressTokens::SuppressTokens(std::vector<int> tokens) : suppressed_(std::move(tokens)) {}
 
-void SuppressTokens::apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const {
-  for (size_t k = 0; k < tokens.size(); ++k) {
-    auto row = row_of(logits, n_vocab, k);
-    for (int t : suppressed_) row[t] = kNegInf;
-  }
+void SuppressTokens::add_rules(const TokenRows&, StepRules& rules) const {
+  rules.masked_tokens.insert(rules.masked_tokens.end(), suppressed_.begin(), suppressed_.end());
 }
 
 ApplyTimestampRules::ApplyTimestampRules(Tokens special, int sample_begin,
@@ -56,12 +36,14 @@ ApplyTimestampRules::ApplyTimestampRules(Tokens special, int sample_begin,
       max_initial_timestamp_index_(max_initial_timestamp_index),
       no_end_before_index_(no_end_before_index) {}
 
-void ApplyTimestampRules::apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const {
+void ApplyTimestampRules::add_rules(const TokenRows& tokens, StepRules& rules) const {
   const int tb = special_.timestamp_begin;
+  constexpr int kToTheEnd = std::numeric_limits<int>::max();  // Python's row[begin:]
+  const bool first_sample = !tokens.empty() && static_cast<int>(tokens[0].size()) == sample_begin_;
   for (size_t k = 0; k < tokens.size(); ++k) {
-    auto row = row_of(logits, n_vocab, k);
+    std::vector<TokenRange>& masks = rules.row_masks[k];
     // <|notimestamps|> is what without_timestamps is for.
-    row[special_.no_timestamps] = kNegInf;
+    masks.push_back({special_.no_timestamps, special_.no_timestamps + 1});
 
     // Timestamps come in pairs, except directly before <|endoftext|>.
     const std::vector<int>& all = tokens[k];
@@ -72,37 +54,28 @@ void ApplyTimestampRules::apply(std::span<float> logits, int n_vocab, const Toke
     const bool penultimate_was_timestamp = n < 2 || sampled[n - 2] >= tb;
     if (last_was_timestamp) {
       if (penultimate_was_timestamp) {
-        mask_range(row, tb, n_vocab);  // a pair just closed: text must follow
-        if (n >= 2 && no_end_before_index_ && sampled[n - 1] - tb < *no_end_before_index_) row[special_.eot] = kNegInf;
+        masks.push_back({tb, kToTheEnd});  // a pair just closed: text must follow
+        if (n >= 2 && no_end_before_index_ && sampled[n - 1] - tb < *no_end_before_index_)
+          masks.push_back({special_.eot, special_.eot + 1});
       } else {
-        mask_range(row, 0, special_.eot);  // an opened pair must close (or end)
+        masks.push_back({0, special_.eot});  // an opened pair must close (or end)
       }
     }
 
     // Timestamps never decrease, and a segment must not be empty (no infinite loops).
     const auto last_timestamp = std::find_if(sampled.rbegin(), sampled.rend(), [tb](int t) { return t >= tb; });
     if (last_timestamp != sampled.rend()) {
-      const long limit = (last_was_timestamp && !penultimate_was_timestamp) ? *last_timestamp : *last_timestamp + 1L;
-      mask_range(row, tb, limit);
+      const int limit = (last_was_timestamp && !penultimate_was_timestamp) ? *last_timestamp : *last_timestamp + 1;
+      masks.push_back({tb, limit});
+    }
+
+    if (first_sample) {
+      masks.push_back({0, tb});  // the first sampled token is a timestamp
+      if (max_initial_timestamp_index_) masks.push_back({tb + *max_initial_timestamp_index_ + 1, kToTheEnd});
     }
   }
-
-  if (!tokens.empty() && static_cast<int>(tokens[0].size()) == sample_begin_) {
-    for (size_t k = 0; k < tokens.size(); ++k) {
-      auto row = row_of(logits, n_vocab, k);
-      mask_range(row, 0, tb);  // the first sampled token is a timestamp
-      if (max_initial_timestamp_index_) mask_range(row, tb + static_cast<long>(*max_initial_timestamp_index_) + 1, n_vocab);
-    }
-  }
-
-  // If the timestamps together outweigh every single text token, sample a timestamp. The common
-  // log-normaliser of log_softmax cancels out of this comparison.
-  for (size_t k = 0; k < tokens.size(); ++k) {
-    auto row = row_of(logits, n_vocab, k);
-    const double timestamp_logsum = log_sum_exp(row.subspan(tb));
-    const double max_text = max_value(row.data(), tb);  // -inf when there is no text token
-    if (timestamp_logsum > max_text) mask_range(row, 0, tb);
-  }
+  // If the timestamps together outweigh every single text token, sample a timestamp.
+  rules.timestamp_begin = tb;
 }
 
 }  // namespace auris

@@ -1,11 +1,14 @@
 // The rules openai/whisper applies to each step's logits before choosing tokens (decoding.py's
-// LogitFilter classes). Each works on a batch: logits is [rows x n_vocab], tokens holds each row's
-// whole context (start sequence, prompt, prefix and the tokens sampled so far).
+// LogitFilter classes). Each works on a batch: tokens holds each row's whole context (start
+// sequence, prompt, prefix and the tokens sampled so far). A filter states its masks as StepRules
+// (step_rules.h), which the host applies to logits or a device engine inside its step.
 #pragma once
 
 #include <optional>
 #include <span>
 #include <vector>
+
+#include "decoding/step_rules.h"
 
 namespace auris {
 
@@ -14,15 +17,18 @@ using TokenRows = std::vector<std::vector<int>>;
 class LogitFilter {
  public:
   virtual ~LogitFilter() = default;
-  // Masks logits in place with -inf.
-  virtual void apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const = 0;
+  // Adds this filter's masks for the rows' next token to `rules` (whose row_masks has a list per
+  // row). Filters add in openai's order; the timestamp rule's comparison runs after every mask.
+  virtual void add_rules(const TokenRows& tokens, StepRules& rules) const = 0;
+  // Masks [rows x n_vocab] logits in place with -inf: this filter alone, on the host.
+  void apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const;
 };
 
 // At the first sampled position, forbids a blank start: the tokens of " " and <|endoftext|>.
 class SuppressBlank : public LogitFilter {
  public:
   SuppressBlank(std::vector<int> blank_tokens, int eot, int sample_begin);
-  void apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const override;
+  void add_rules(const TokenRows& tokens, StepRules& rules) const override;
 
  private:
   std::vector<int> suppressed_;
@@ -33,7 +39,7 @@ class SuppressBlank : public LogitFilter {
 class SuppressTokens : public LogitFilter {
  public:
   explicit SuppressTokens(std::vector<int> tokens);
-  void apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const override;
+  void add_rules(const TokenRows& tokens, StepRules& rules) const override;
 
  private:
   std::vector<int> suppressed_;
@@ -54,7 +60,7 @@ class ApplyTimestampRules : public LogitFilter {
   // <|endoftext|> is forbidden too (DecodingOptions::no_end_before).
   ApplyTimestampRules(Tokens special, int sample_begin, std::optional<int> max_initial_timestamp_index,
                       std::optional<int> no_end_before_index = std::nullopt);
-  void apply(std::span<float> logits, int n_vocab, const TokenRows& tokens) const override;
+  void add_rules(const TokenRows& tokens, StepRules& rules) const override;
 
  private:
   Tokens special_;

@@ -25,6 +25,9 @@ struct EngineCounters {
   // Times the host waited for the device in decode steps and beam reorders (CUDA): one per step is
   // the design, the wait for the step's logits.
   long long step_host_waits = 0;
+  // Decode steps whose tail (logit filters, log-softmax, choice) ran on the device (CUDA), so that
+  // only each row's proposed tokens came back.
+  long long device_step_tails = 0;
 
   // Each call's device time in ms (CUDA events), the first kDeviceTimesKept of each stage; empty on
   // the CPU. Medians of these are the GPU benchmark's per-stage figures, free of the host's noise.
@@ -44,6 +47,9 @@ struct EngineAblations {
   // instead of two cuBLAS products around a softmax that writes every score. Not the default until
   // a GPU has measured it faster (docs/benchmarks/gpu.md); the CPU engine ignores it.
   bool fused_encoder_attention = false;
+  // CUDA: a decode step's tail on the host, as on the CPU: the logits copied back, filtered and
+  // chosen from there, instead of in the step's graph (same tokens).
+  bool host_step_tail = false;
 };
 
 }  // namespace auris

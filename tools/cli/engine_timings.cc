@@ -37,6 +37,7 @@ std::string engine_timings_json(const EngineCounters& c, const ModelInfo& model,
   j["prefill_s"] = c.prefill_seconds;
   j["decode_s"] = c.decode_seconds;
   j["step_host_waits"] = c.step_host_waits;
+  j["device_step_tails"] = c.device_step_tails;
   j["device_ms"] = {{"encoder_per_window", steady_median(c.encoder_device_ms)},
                     {"prefill", steady_median(c.prefill_device_ms)},
                     {"decode_step", steady_median(c.step_device_ms)},

@@ -86,9 +86,10 @@ int transcribe_batched(const TranscribeArgs& a, const std::shared_future<std::sh
                        TranscribeOptions options,
                        const std::function<void(const std::string&, const Transcript&)>& write_files,
                        const std::function<void(const std::string&, const EngineCounters&)>& print_timings) {
-  if (a.ablations.recompute_cross_kv_each_step || a.ablations.attend_full_self_cache || a.ablations.fused_encoder_attention)
-    throw Error("--recompute-cross-kv, --attend-full-cache and --fused-encoder-attention are switches of the sequential "
-                "engine: drop --batch-size");
+  if (a.ablations.recompute_cross_kv_each_step || a.ablations.attend_full_self_cache || a.ablations.fused_encoder_attention ||
+      a.ablations.host_step_tail)
+    throw Error("--recompute-cross-kv, --attend-full-cache, --fused-encoder-attention and --host-step-tail are switches of "
+                "the sequential engine: drop --batch-size");
   if (options.vad) {  // faster-whisper's batched VAD defaults, where the flags do not say otherwise
     const VadParameters batched = batched_vad_parameters();
     if (!given(a, "--vad-min-silence-ms")) options.vad->min_silence_duration_ms = batched.min_silence_duration_ms;
@@ -300,6 +301,10 @@ Command add_transcribe_command(CLI::App& app) {
   cmd->add_flag("--fused-encoder-attention", a->ablations.fused_encoder_attention,
                 "Experiment, --device cuda in float16/bfloat16: the encoder's attention as one flash-attention kernel "
                 "instead of two cuBLAS products around a softmax (not yet measured faster)")
+      ->group("Benchmarking");
+  cmd->add_flag("--host-step-tail", a->ablations.host_step_tail,
+                "Ablation, --device cuda: copy each decode step's logits to the host and filter and choose there, instead "
+                "of in the step's graph (slower, same output)")
       ->group("Benchmarking");
 
   return {cmd, [a]() {

@@ -106,7 +106,26 @@ template <typename T>
 void gather_cache_rows(const T* src, T* dst, const int* source_rows, int rows, int length, int capacity, int width,
                        cudaStream_t s);
 
-// Index of each row's largest value (greedy decoding's argmax), first one on ties.
-void argmax_rows(const float* x, int rows, int n, int* out, cudaStream_t s);
+// A decode step's tail, the logit filters and the choice (decoding/step_rules.h, step_proposals.h) as
+// fixed-size arrays, so that a captured step reads them from one device address.
+constexpr int kStepTailMaxRows = 32;
+constexpr int kStepTailMaxRanges = 8;
+constexpr int kStepTailMaxMaskedTokens = 512;
+constexpr int kStepTailMaxK = 17;  // beam search's beam_size + 1, for beams of up to 16
+struct StepTailInputs {
+  int masked_tokens[kStepTailMaxMaskedTokens];  // -inf in every row
+  int n_masked_tokens;
+  int ranges[kStepTailMaxRows][kStepTailMaxRanges][2];  // -inf over [begin, end) of one row, clamped
+  int n_ranges[kStepTailMaxRows];
+  int timestamp_begin;  // openai's timestamp rule after the masks; -1: none
+  int argmax;           // 1: the argmax of the logits (greedy); 0: the k best log-probabilities
+  int k;
+};
+
+// One block a row of fp32 logits [rows x n_vocab]: the masks into `masked` (the logits stay), the
+// timestamp rule, log-softmax, and the row's k best tokens with their log-probabilities into
+// tokens/logprobs [rows x k], best first, equal values lower index first.
+void step_tail(const float* logits, int rows, int n_vocab, const StepTailInputs* in, float* masked, int* tokens,
+               float* logprobs, cudaStream_t s);
 
 }  // namespace auris::cuda

@@ -2,21 +2,26 @@
 // norm (alone and fused with the residual add), bias + GELU, the residual add, row softmax with and
 // without the causal mask, the decode attention over a self-attention cache's filled prefix and over
 // a shared cross cache (with its query bias), the cache writes (with their biases) and row gathers,
-// argmax, cuBLAS's products, and the encoder's fused attention in fp16 and bf16. Skipped, with the reason,
+// a decode step's tail (filters, log-softmax, choice), cuBLAS's products, and the encoder's fused attention in fp16 and bf16. Skipped, with the reason,
 // where no CUDA device is present.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <utility>
 #include <random>
 #include <vector>
 
+#include "decoding/step_proposals.h"
+#include "decoding/step_rules.h"
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/norm_activation.h"
 #include "kernels/cuda/blas.h"
 #include "kernels/cuda/device.h"
 #include "kernels/cuda/kernels.h"
+#include "whisper/cuda/step_tail_rules.h"
 #include "model/half_float.h"
 
 namespace auris::cuda {
@@ -289,16 +294,71 @@ TEST_F(CudaKernels, CacheWritesAndRowGathers) {
   }
 }
 
-TEST_F(CudaKernels, ArgmaxTakesTheFirstOfEqualMaxima) {
-  std::vector<float> x = random(2 * 51865, 15);
-  x[1234] = 50.0f, x[40000] = 50.0f, x[51865 + 7] = 9.0f;
-  DeviceBuffer<float> dx;
-  DeviceBuffer<int> out(2);
-  dx.upload(x);
-  argmax_rows(dx.data(), 2, 51865, out.data(), nullptr);
-  const std::vector<int> best = download(out, 2);
-  EXPECT_EQ(best[0], 1234);
-  EXPECT_EQ(best[1], 7);
+// The step's tail against the host's filters and choice (decoding/step_rules.h, step_proposals.h) on
+// the same rules: masked tokens and ranges, the timestamp rule taken (row 1) and not, equal maxima
+// (row 0: the lower index first), greedy's argmax and beam search's 6 best log-probabilities.
+TEST_F(CudaKernels, StepTailChoosesAsTheHost) {
+  const int rows = 4, n = 51866, tb = 50365;
+  std::vector<float> x = random(static_cast<size_t>(rows) * n, 15, 3.0f);
+  x[1234] = 50.0f, x[40000] = 50.0f;                                  // row 0: equal maxima
+  for (int c = tb; c < n; ++c) x[static_cast<size_t>(n) + c] = 11.0f;  // row 1: timestamps outweigh text
+  x[2 * static_cast<size_t>(n) + 777] = 60.0f;                         // row 2: its best is masked
+  StepRules rules;
+  rules.row_masks.resize(rows);
+  rules.masked_tokens = {220, 50257, 7};
+  rules.row_masks[0] = {{50364, 50365}, {tb + 20, std::numeric_limits<int>::max()}};
+  rules.row_masks[2] = {{700, 800}};
+  rules.row_masks[3] = {{0, tb}, {tb, tb + 3}};
+  rules.timestamp_begin = tb;
+  DeviceBuffer<float> logits, masked(static_cast<size_t>(rows) * n), logprobs(rows * kStepTailMaxK);
+  DeviceBuffer<int> tokens(rows * kStepTailMaxK);
+  DeviceBuffer<StepTailInputs> in(1);
+  logits.upload(x);
+  for (auto [selection, k] : {std::pair{Selection::kArgmax, 1}, std::pair{Selection::kTopLogprobs, 6}}) {
+    std::vector<float> filtered = x;
+    apply_step_rules(rules, filtered, n);
+    StepProposals expected;
+    propose_on_host(filtered, rows, n, selection, k, expected);
+    StepTailInputs packed;
+    ASSERT_TRUE(pack_step_tail(rules, selection, k, packed));
+    AURIS_CUDA_CHECK(cudaMemcpy(in.data(), &packed, sizeof(packed), cudaMemcpyHostToDevice));
+    step_tail(logits.data(), rows, n, in.data(), masked.data(), tokens.data(), logprobs.data(), nullptr);
+    const std::vector<int> got = download(tokens, rows * k);
+    const std::vector<float> got_logprobs = download(logprobs, rows * k);
+    EXPECT_EQ(got, expected.tokens) << "k " << k;
+    for (int i = 0; i < rows * k; ++i) EXPECT_NEAR(got_logprobs[i], expected.logprobs[i], 1e-4f) << "k " << k << " at " << i;
+    if (selection == Selection::kArgmax) {
+      EXPECT_EQ(got[0], 1234);
+      EXPECT_GE(got[1], tb) << "the timestamp rule";
+      EXPECT_NE(got[2], 777);
+    }
+  }
+}
+
+// What the tail's arrays cannot hold is left to the host.
+TEST(StepTailRules, PackOnlyWhatFits) {
+  StepTailInputs packed;
+  StepRules rules;
+  rules.row_masks.resize(2);
+  EXPECT_TRUE(pack_step_tail(rules, Selection::kTopLogprobs, kStepTailMaxK, packed));
+  EXPECT_FALSE(pack_step_tail(rules, Selection::kTopLogprobs, kStepTailMaxK + 1, packed)) << "beams past 16";
+  EXPECT_FALSE(pack_step_tail(rules, Selection::kArgmax, 2, packed));
+  rules.row_masks[1].resize(kStepTailMaxRanges + 1);
+  EXPECT_FALSE(pack_step_tail(rules, Selection::kArgmax, 1, packed));
+  rules.row_masks[1].clear();
+  rules.masked_tokens.resize(kStepTailMaxMaskedTokens + 1);
+  EXPECT_FALSE(pack_step_tail(rules, Selection::kArgmax, 1, packed));
+  rules.masked_tokens.resize(3, 9);
+  rules.row_masks.resize(kStepTailMaxRows + 1);
+  EXPECT_FALSE(pack_step_tail(rules, Selection::kArgmax, 1, packed));
+  rules.row_masks.resize(1);
+  rules.row_masks[0] = {{5, 9}};
+  ASSERT_TRUE(pack_step_tail(rules, Selection::kArgmax, 1, packed));
+  EXPECT_EQ(packed.n_masked_tokens, 3);
+  EXPECT_EQ(packed.n_ranges[0], 1);
+  EXPECT_EQ(packed.ranges[0][0][1], 9);
+  EXPECT_EQ(packed.timestamp_begin, -1);
+  EXPECT_EQ(packed.argmax, 1);
 }
 
 // The decode step's products for 1 to kGemvMaxRows rows, with and without bias and GELU, in fp32

@@ -25,40 +25,12 @@ __global__ void softmax_rows_kernel(const float* scores, int n, float scale, T* 
     out[c] = from_float<T>(c < visible ? __expf(row[c] * scale - max) * inv : 0.0f);
 }
 
-// One block per row; ties go to the lowest index, as torch.argmax does.
-__global__ void argmax_rows_kernel(const float* x, int n, int* out) {
-  __shared__ float best_value[kThreads];
-  __shared__ int best_index[kThreads];
-  const float* row = x + static_cast<size_t>(blockIdx.x) * n;
-  float v = -INFINITY;
-  int idx = n;
-  for (int c = threadIdx.x; c < n; c += kThreads)
-    if (row[c] > v) v = row[c], idx = c;
-  best_value[threadIdx.x] = v;
-  best_index[threadIdx.x] = idx;
-  __syncthreads();
-  for (int half = kThreads / 2; half > 0; half >>= 1) {
-    if (threadIdx.x < half) {
-      const float ov = best_value[threadIdx.x + half];
-      const int oi = best_index[threadIdx.x + half];
-      if (ov > best_value[threadIdx.x] || (ov == best_value[threadIdx.x] && oi < best_index[threadIdx.x]))
-        best_value[threadIdx.x] = ov, best_index[threadIdx.x] = oi;
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) out[blockIdx.x] = best_index[0] < n ? best_index[0] : 0;
-}
-
 }  // namespace
 
 template <typename T>
 void softmax_rows(const float* scores, int rows, int n, float scale, T* probabilities, cudaStream_t s, int rows_per_head,
                   int causal_offset) {
   if (rows) softmax_rows_kernel<T><<<rows, kThreads, 0, s>>>(scores, n, scale, probabilities, rows_per_head, causal_offset);
-}
-
-void argmax_rows(const float* x, int rows, int n, int* out, cudaStream_t s) {
-  if (rows) argmax_rows_kernel<<<rows, kThreads, 0, s>>>(x, n, out);
 }
 
 #define INSTANTIATE(T) template void softmax_rows<T>(const float*, int, int, float, T*, cudaStream_t, int, int);

@@ -1,7 +1,8 @@
 // The CUDA engine for one window: the encoder on cuBLAS, the window's cross-attention K/V computed
 // once and kept head-major on the device, a prefill, and decode steps captured as one CUDA graph per
-// batch-size bucket and replayed: between steps the host writes only the new tokens and the cache
-// length (both read by the graph's kernels from fixed device addresses) and reads back the logits.
+// batch-size bucket and replayed: between steps the host writes only the new tokens, the cache
+// length and the step's filter rules (read by the graph's kernels from fixed device addresses), and
+// reads back each row's proposed tokens, which the graph's tail chose from the filtered logits.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "kernels/cuda/kernels.h"
 #include "whisper/cuda/cuda_weights.h"
 #include "whisper/cuda/cuda_window_engine.h"
+#include "whisper/cuda/step_tail_rules.h"
 #include "whisper/inference_calls.h"
 #include "whisper/layer_sequence.h"
 
@@ -87,6 +89,7 @@ struct StepInputs {
   int n_kv;       // keys a step reads: the filled prefix, this step's position included
   int n_visible;  // keys that count (n_kv, but the full-cache ablation reads all 448 and masks)
   int n_ctx;      // the window's 1500 cross-attention keys
+  cuda::StepTailInputs tail;  // the logit filters and the choice, for the step's tail
 };
 
 template <typename T>
@@ -99,7 +102,9 @@ class CudaWindowEngine final : public WindowEngine {
         workspace_(kBlasWorkspaceBytes),
         blas_(stream_.get(), workspace_.data(), kBlasWorkspaceBytes),
         host_inputs_(1),
-        host_logits_(static_cast<size_t>(kMaxBucket) * d_.n_vocab) {
+        host_logits_(static_cast<size_t>(kMaxBucket) * d_.n_vocab),
+        host_tail_tokens_(static_cast<size_t>(kMaxBucket) * cuda::kStepTailMaxK),
+        host_tail_logprobs_(static_cast<size_t>(kMaxBucket) * cuda::kStepTailMaxK) {
     const size_t ctx = d_.n_audio_ctx, aw = d_.n_audio_state, tw = d_.n_text_state, text_ctx = d_.n_text_ctx;
     const size_t frames = 2 * ctx, rows = std::max(frames, text_ctx);
     // Encoder workspaces (the decoder's share them: a window's decode follows its encoding).
@@ -121,6 +126,9 @@ class CudaWindowEngine final : public WindowEngine {
     cross_.resize(ctx * kv_width);
     inputs_.resize(1);
     logits_.resize(static_cast<size_t>(std::max<int>(kMaxBucket, 2)) * d_.n_vocab);
+    masked_logits_.resize(static_cast<size_t>(kMaxBucket) * d_.n_vocab);
+    tail_tokens_.resize(static_cast<size_t>(kMaxBucket) * cuda::kStepTailMaxK);
+    tail_logprobs_.resize(static_cast<size_t>(kMaxBucket) * cuda::kStepTailMaxK);
     partial_.resize(std::max(
         cuda::decode_attention_scratch({kMaxBucket, d_.n_text_head, d_.n_text_ctx, false}),
         cuda::decode_attention_scratch({kMaxBucket, d_.n_text_head, d_.n_audio_ctx, true})));
@@ -140,6 +148,8 @@ class CudaWindowEngine final : public WindowEngine {
 
   void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
               const std::vector<int>& extra_positions = {}, std::vector<float>* extra_logits_out = nullptr) override;
+  bool propose(const std::vector<std::vector<int>>& tokens, const StepRules& rules, Selection selection, int k,
+               StepProposals& out) override;
   void rearrange_kv_cache(const std::vector<int>& source_rows) override;
   void reset() override { length_ = 0; }
   int n_vocab() const override { return d_.n_vocab; }
@@ -163,7 +173,9 @@ class CudaWindowEngine final : public WindowEngine {
   // to *capture_out, [heads x tokens x n_audio_ctx] (the alignment pass).
   void prefill(const std::vector<int>& tokens, const std::vector<int>& positions, std::vector<float>& logits,
                const std::vector<std::pair<int, int>>* capture_heads = nullptr, std::vector<float>* capture_out = nullptr);
-  void step(const std::vector<int>& tokens, std::vector<float>& logits);
+  // One decode step through the bucket's graph, its tail as host_inputs_'s says; the logits come
+  // back only where `logits` is given.
+  void step(const std::vector<int>& tokens, std::vector<float>* logits);
   void copy_rows(const std::vector<int>& source_rows);
 
   // y = x W^T: a decode step's few rows through the own gemv kernel, more through cuBLAS. Counts the
@@ -193,14 +205,16 @@ class CudaWindowEngine final : public WindowEngine {
   DeviceBuffer<uint8_t> workspace_;
   cuda::Blas blas_;
 
-  DeviceBuffer<float> mel_, x_, x_float_, scores_, logits_, partial_;
+  DeviceBuffer<float> mel_, x_, x_float_, scores_, logits_, masked_logits_, tail_logprobs_, partial_;
   DeviceBuffer<T> columns_, normed_, qkv_, attended_, projected_, hidden_, probabilities_, encoder_out_, kv_projected_,
       cross_;
   DeviceBuffer<T> self_k_, self_v_, reorder_scratch_;
   DeviceBuffer<StepInputs> inputs_;
-  DeviceBuffer<int> source_rows_, tickets_;
+  DeviceBuffer<int> source_rows_, tickets_, tail_tokens_;
   PinnedBuffer<StepInputs> host_inputs_;
   PinnedBuffer<float> host_logits_;
+  PinnedBuffer<int> host_tail_tokens_;
+  PinnedBuffer<float> host_tail_logprobs_;
   std::map<int, std::unique_ptr<Graph>> graphs_;  // by bucket
 
   // Rows each projection has multiplied, by layer; tally_ points here, or at a graph's per-launch
@@ -368,16 +382,22 @@ struct CudaWindowEngine<T>::PassOps {
     cuda::residual_layer_norm<T>(e.x_.data(), e.projected_.data(), l.bias_or_null(), rows, width(), ln.gamma.data(),
                                  ln.beta.data(), e.normed_.data(), stream());
   }
-  // A step's logits go to the pinned host buffer inside the graph. A prefill's wanted rows (an
-  // alignment pass wants one per text token) are gathered into kHidden, free by now, and projected
-  // as many at a time as logits_ holds, each chunk copied to *host_logits.
+  // A step's logits go through its tail (filters, log-softmax, choice) inside the graph, whose
+  // proposals go to pinned host buffers; the logits stay on the device unless step() fetches them.
+  // A prefill's wanted rows (an alignment pass wants one per text token) are gathered into kHidden,
+  // free by now, and projected as many at a time as logits_ holds, each chunk copied to *host_logits.
   void logits() {
     const int tw = e.d_.n_text_state;
     const size_t n_vocab = static_cast<size_t>(e.d_.n_vocab);
     cudaStream_t s = stream();
     if (pass == Pass::kStep) {
       e.linear(e.normed_.data(), rows, e.w_.token_embedding, e.logits_.data());
-      AURIS_CUDA_CHECK(cudaMemcpyAsync(e.host_logits_.data(), e.logits_.data(), rows * n_vocab * sizeof(float),
+      cuda::step_tail(e.logits_.data(), rows, e.d_.n_vocab, &e.inputs_.data()->tail, e.masked_logits_.data(),
+                      e.tail_tokens_.data(), e.tail_logprobs_.data(), s);
+      const size_t proposals = static_cast<size_t>(rows) * cuda::kStepTailMaxK;  // rows x k, k at most this
+      AURIS_CUDA_CHECK(cudaMemcpyAsync(e.host_tail_tokens_.data(), e.tail_tokens_.data(), proposals * sizeof(int),
+                                       cudaMemcpyDeviceToHost, s));
+      AURIS_CUDA_CHECK(cudaMemcpyAsync(e.host_tail_logprobs_.data(), e.tail_logprobs_.data(), proposals * sizeof(float),
                                        cudaMemcpyDeviceToHost, s));
       return;
     }
@@ -440,7 +460,25 @@ void CudaWindowEngine<T>::logits(const std::vector<std::vector<int>>& tokens, st
     return;
   }
   if (static_cast<int>(tokens.size()) > max_rows_) throw Error("more sequences than were prefilled");
-  step(step_tokens(tokens, length_), logits_out);
+  cuda::pack_no_tail(host_inputs_.data()->tail);
+  step(step_tokens(tokens, length_), &logits_out);
+}
+
+template <typename T>
+bool CudaWindowEngine<T>::propose(const std::vector<std::vector<int>>& tokens, const StepRules& rules, Selection selection,
+                                  int k, StepProposals& out) {
+  // The prefill's logits, and rules or choices the tail's arrays cannot hold, go through the host.
+  if (!has_window_ || length_ == 0 || ablations_.host_step_tail) return false;
+  if (static_cast<int>(tokens.size()) > max_rows_) throw Error("more sequences than were prefilled");
+  if (rules.row_masks.size() != tokens.size()) throw Error("the step's rules are for another number of rows");
+  if (!cuda::pack_step_tail(rules, selection, k, host_inputs_.data()->tail)) return false;
+  step(step_tokens(tokens, length_), nullptr);
+  const size_t n = tokens.size() * k;  // [rows x k], as the tail wrote them
+  out.k = k;
+  out.tokens.assign(host_tail_tokens_.data(), host_tail_tokens_.data() + n);
+  out.logprobs.assign(host_tail_logprobs_.data(), host_tail_logprobs_.data() + n);
+  ++counters_.device_step_tails;
+  return true;
 }
 
 template <typename T>
@@ -489,7 +527,7 @@ void CudaWindowEngine<T>::prefill(const std::vector<int>& tokens, const std::vec
 }
 
 template <typename T>
-void CudaWindowEngine<T>::step(const std::vector<int>& tokens, std::vector<float>& logits) {
+void CudaWindowEngine<T>::step(const std::vector<int>& tokens, std::vector<float>* logits) {
   const int rows = static_cast<int>(tokens.size());
   const int bucket = bucket_of(rows);
   if (length_ >= d_.n_text_ctx)
@@ -500,7 +538,7 @@ void CudaWindowEngine<T>::step(const std::vector<int>& tokens, std::vector<float
   const long long waits_before = host_waits_;
   timer_.start(stream());
   if (ablations_.recompute_cross_kv_each_step) compute_cross_kv();
-  // Padding rows repeat row 0's token into their own (unread) cache rows.
+  // Padding rows repeat row 0's token into their own (unread) cache rows; the tail's rules are set.
   StepInputs& in = *host_inputs_.data();
   for (int r = 0; r < bucket; ++r) {
     in.tokens[r] = tokens[r < rows ? r : 0];
@@ -523,9 +561,13 @@ void CudaWindowEngine<T>::step(const std::vector<int>& tokens, std::vector<float
   }
   graph->launch(stream());
   for (const auto& [layer, rows_per_launch] : graph->rows_per_launch) rows_multiplied_[layer] += rows_per_launch;
+  const size_t n_logits = static_cast<size_t>(rows) * d_.n_vocab;
+  if (logits)
+    AURIS_CUDA_CHECK(cudaMemcpyAsync(host_logits_.data(), logits_.data(), n_logits * sizeof(float), cudaMemcpyDeviceToHost,
+                                     stream()));
   timer_.stop(stream());
   wait_for_device();
-  logits.assign(host_logits_.data(), host_logits_.data() + static_cast<size_t>(rows) * d_.n_vocab);
+  if (logits) logits->assign(host_logits_.data(), host_logits_.data() + n_logits);
   ++length_;
   ++counters_.decode_steps;
   counters_.decode_rows += rows;

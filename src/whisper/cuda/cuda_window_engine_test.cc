@@ -1,5 +1,6 @@
 // The CUDA engine end to end against the CPU engine on the same weights (tiny.en): fp32 greedy
-// tokens equal on jfk and the Hi-Fi TTS clips, beam search too; fp16 and bf16 keep jfk's words, with
+// tokens equal on jfk and the Hi-Fi TTS clips, beam search too, each step's filters and choice in its
+// graph (or, an ablation, on the host: the same tokens); fp16 and bf16 keep jfk's words, with
 // the encoder's attention through cuBLAS or fused; the cross K/V is projected once per window and
 // reused by every step, as the ops count it; the host waits for the device once a step; word
 // timestamps within 0.02 s of the CPU's. Skipped, with the reason, where no CUDA device is present.
@@ -56,8 +57,10 @@ TEST_F(CudaEngine, Float32TokensEqualTheCpuEngines) {
   const EngineCounters c = engine_counters(gpu);
   EXPECT_EQ(c.cross_kv_rows, 1500 * c.encoder_windows) << "one cross K/V projection per window";
   EXPECT_GT(c.decode_steps, 0);
-  // One wait for the device per decode step (its logits), none for a beam's cache reorder.
+  // One wait for the device per decode step (its proposals), none for a beam's cache reorder; every
+  // step's filters and choice ran in its graph.
   EXPECT_EQ(c.step_host_waits, c.decode_steps);
+  EXPECT_EQ(c.device_step_tails, c.decode_steps);
   // Every stage's device time, from CUDA events, one per call.
   EXPECT_EQ(c.encoder_device_ms.size(), static_cast<size_t>(c.encoder_windows));
   EXPECT_EQ(c.prefill_device_ms.size(), static_cast<size_t>(c.prefills));
@@ -107,14 +110,21 @@ TEST_F(CudaEngine, HalfPrecisionKeepsTheWords) {
 TEST_F(CudaEngine, AblationsChangeTheWorkNotTheTokens) {
   const auto model = Model::load(path_, ComputeType::kFloat32, Device::kCuda);
   const std::vector<float> samples = load_audio(data_ + "/audio/jfk.flac");
-  Transcriber fast(model);
-  const std::vector<int> tokens = fast.decode(samples, 16000).tokens;
-  for (int ablation = 0; ablation < 2; ++ablation) {
-    Transcriber slow(model);
-    EngineAblations a;
-    (ablation == 0 ? a.recompute_cross_kv_each_step : a.attend_full_self_cache) = true;
-    set_engine_ablations(slow, a);
-    EXPECT_EQ(slow.decode(samples, 16000).tokens, tokens) << "ablation " << ablation;
+  for (int beam : {0, 5}) {
+    DecodingOptions options;
+    if (beam) options.beam_size = beam;
+    Transcriber fast(model);
+    const std::vector<int> tokens = fast.decode(samples, 16000, options).tokens;
+    for (int ablation = 0; ablation < 3; ++ablation) {
+      Transcriber slow(model);
+      EngineAblations a;
+      (ablation == 0 ? a.recompute_cross_kv_each_step : ablation == 1 ? a.attend_full_self_cache : a.host_step_tail) = true;
+      set_engine_ablations(slow, a);
+      EXPECT_EQ(slow.decode(samples, 16000, options).tokens, tokens) << "ablation " << ablation << ", beam " << beam;
+      if (ablation == 2) {
+        EXPECT_EQ(engine_counters(slow).device_step_tails, 0) << "the tail on the host";
+      }
+    }
   }
 }
 
