@@ -19,6 +19,7 @@ latency of batch-1 greedy decoding. The audio's content does not matter to rando
 Usage: bench/gpu_speed.py [--models large-v3-turbo large-v3] [--repeats 5] [--steps 100]
                           [--vocab-from base] [--audio FILE] [--auris build/auris]
                           [--transformers eager sdpa compiled] [--peer-timeout 300]
+                          [--ablations recompute host-tail fused]
                           [--out bench/results/gpu_speed.json]
 """
 import argparse
@@ -36,6 +37,9 @@ LONGFORM = os.path.join(ROOT, "..", "shared", "data", "audio", "longform", "hifi
 
 PEERS = {"eager": "transformers eager", "sdpa": "transformers SDPA",
          "compiled": "transformers SDPA + static cache + torch.compile"}
+ABLATIONS = {"recompute": ("auris, cross K/V recomputed each step", ["--recompute-cross-kv"]),
+             "host-tail": ("auris, step tail on the host", ["--host-step-tail"]),
+             "fused": ("auris, fused encoder attention", ["--fused-encoder-attention"])}
 
 
 def spread(values):
@@ -157,6 +161,8 @@ def main():
     p.add_argument("--transformers", nargs="*", default=["eager", "sdpa", "compiled"], choices=list(PEERS),
                    help="which transformers configurations to time beside auris")
     p.add_argument("--peer-timeout", type=int, default=300, help="seconds one transformers configuration may take")
+    p.add_argument("--ablations", nargs="*", default=list(ABLATIONS), choices=list(ABLATIONS),
+                   help="which auris rows to time beside the default one")
     p.add_argument("--peer", help=argparse.SUPPRESS)  # internal: time transformers on this model dir
     p.add_argument("--configuration", choices=list(PEERS), help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -169,9 +175,7 @@ def main():
     results = {"copy_bandwidth_gbs": bandwidth}
     for name in args.models:
         model = make_model(args.auris, args.vocab_from, name, args.work)
-        ablations = {"auris": [], "auris, cross K/V recomputed each step": ["--recompute-cross-kv"],
-                     "auris, step tail on the host": ["--host-step-tail"],
-                     "auris, fused encoder attention": ["--fused-encoder-attention"]}
+        ablations = {"auris": [], **dict(ABLATIONS[a] for a in args.ablations)}
         runs = {label: [] for label in ablations}
         for _ in range(args.repeats):
             for label, flags in ablations.items():
@@ -185,13 +189,15 @@ def main():
         peers = {PEERS[c]: peer_timings(model, args.steps, c, args.repeats, args.peer_timeout) for c in args.transformers}
         floor_ms = runs["auris"][0]["model"]["decode_weight_bytes"] / (bandwidth * 1e9) * 1000
         ours = auris_results["auris"]
-        host_tail = auris_results["auris, step tail on the host"]
-        ratios = {"step_over_floor": ours["decode_ms_per_step"]["median"] / floor_ms,
-                  # the same steps, encoder passes and load in both: the wall difference is the tails'
-                  "host tail costs ms per step": (host_tail["process_wall_s"]["median"] - ours["process_wall_s"]["median"])
-                  * 1000 / ours["decode_steps"]["median"],
-                  "fused encoder attention faster by": ours["encoder_ms_per_window"]["median"]
-                  / auris_results["auris, fused encoder attention"]["encoder_ms_per_window"]["median"]}
+        ratios = {"step_over_floor": ours["decode_ms_per_step"]["median"] / floor_ms}
+        host_tail = auris_results.get(ABLATIONS["host-tail"][0])
+        if host_tail:  # the same steps, encoder passes and load in both: the wall difference is the tails'
+            ratios["host tail costs ms per step"] = ((host_tail["process_wall_s"]["median"] - ours["process_wall_s"]["median"])
+                                                     * 1000 / ours["decode_steps"]["median"])
+        fused = auris_results.get(ABLATIONS["fused"][0])
+        if fused:
+            ratios["fused encoder attention faster by"] = (ours["encoder_ms_per_window"]["median"]
+                                                           / fused["encoder_ms_per_window"]["median"])
         for label, peer in peers.items():
             if "error" not in peer:
                 ratios[f"encoder faster than {label}"] = peer["encoder_ms"]["median"] / ours["encoder_ms_per_window"]["median"]
