@@ -115,7 +115,7 @@ constexpr int kStepTailMaxK = 17;  // beam search's beam_size + 1, for beams of 
 struct StepTailInputs {
   int masked_tokens[kStepTailMaxMaskedTokens];  // -inf in every row
   int n_masked_tokens;
-  int ranges[kStepTailMaxRows][kStepTailMaxRanges][2];  // -inf over [begin, end) of one row, clamped
+  int ranges[kStepTailMaxRows][kStepTailMaxRanges][2];  // -inf over [begin, end) of one row (any ints)
   int n_ranges[kStepTailMaxRows];
   int timestamp_begin;  // openai's timestamp rule after the masks; -1: none
   int argmax;           // 1: the argmax of the logits (greedy); 0: the k best log-probabilities

@@ -296,9 +296,10 @@ TEST_F(CudaKernels, CacheWritesAndRowGathers) {
 
 // The step's tail against the host's filters and choice (decoding/step_rules.h, step_proposals.h) on
 // the same rules: masked tokens and ranges, the timestamp rule taken (row 1) and not, equal maxima
-// (row 0: the lower index first), greedy's argmax and beam search's 6 best log-probabilities.
+// (row 0: the lower index first), a row masked whole (row 4: NaN log-probabilities, the first tokens),
+// greedy's argmax and beam search's 6 best log-probabilities.
 TEST_F(CudaKernels, StepTailChoosesAsTheHost) {
-  const int rows = 4, n = 51866, tb = 50365;
+  const int rows = 5, n = 51866, tb = 50365;
   std::vector<float> x = random(static_cast<size_t>(rows) * n, 15, 3.0f);
   x[1234] = 50.0f, x[40000] = 50.0f;                                  // row 0: equal maxima
   for (int c = tb; c < n; ++c) x[static_cast<size_t>(n) + c] = 11.0f;  // row 1: timestamps outweigh text
@@ -309,6 +310,7 @@ TEST_F(CudaKernels, StepTailChoosesAsTheHost) {
   rules.row_masks[0] = {{50364, 50365}, {tb + 20, std::numeric_limits<int>::max()}};
   rules.row_masks[2] = {{700, 800}};
   rules.row_masks[3] = {{0, tb}, {tb, tb + 3}};
+  rules.row_masks[4] = {{0, std::numeric_limits<int>::max()}};
   rules.timestamp_begin = tb;
   DeviceBuffer<float> logits, masked(static_cast<size_t>(rows) * n), logprobs(rows * kStepTailMaxK);
   DeviceBuffer<int> tokens(rows * kStepTailMaxK);
@@ -326,7 +328,13 @@ TEST_F(CudaKernels, StepTailChoosesAsTheHost) {
     const std::vector<int> got = download(tokens, rows * k);
     const std::vector<float> got_logprobs = download(logprobs, rows * k);
     EXPECT_EQ(got, expected.tokens) << "k " << k;
-    for (int i = 0; i < rows * k; ++i) EXPECT_NEAR(got_logprobs[i], expected.logprobs[i], 1e-4f) << "k " << k << " at " << i;
+    for (int i = 0; i < rows * k; ++i) {
+      if (std::isnan(expected.logprobs[i])) {
+        EXPECT_TRUE(std::isnan(got_logprobs[i])) << "k " << k << " at " << i;
+      } else {
+        EXPECT_NEAR(got_logprobs[i], expected.logprobs[i], 1e-4f) << "k " << k << " at " << i;
+      }
+    }
     if (selection == Selection::kArgmax) {
       EXPECT_EQ(got[0], 1234);
       EXPECT_GE(got[1], tb) << "the timestamp rule";

@@ -21,8 +21,13 @@ __device__ __forceinline__ double block_sum_double(double x, double* shared32) {
   return x;
 }
 
-// Whether (v, i) goes before (w, j): the larger value, the lower index among equal ones.
-__device__ __forceinline__ bool before(float v, int i, float w, int j) { return v > w || (v == w && i < j); }
+// Whether (v, i) goes before (w, j): the larger value, the lower index among equal ones; NaN (every
+// log-probability of a row the filters masked whole) after every number, as the host's top_k ranks it.
+__device__ __forceinline__ bool before(float v, int i, float w, int j) {
+  const bool v_nan = isnan(v), w_nan = isnan(w);
+  if (v_nan || w_nan) return v_nan && w_nan ? i < j : w_nan;
+  return v > w || (v == w && i < j);
+}
 
 // The block's best (value, index); every thread gets it.
 __device__ __forceinline__ void block_best(float& v, int& i, float* values32, int* indices32) {
@@ -44,8 +49,9 @@ __device__ __forceinline__ void block_best(float& v, int& i, float* values32, in
   }
 }
 
-__global__ void __launch_bounds__(kThreads) step_tail_kernel(const float* logits, int n, const StepTailInputs* in,
-                                                            float* masked, int* out_tokens, float* out_logprobs) {
+__global__ void __launch_bounds__(kThreads) step_tail_kernel(const float* __restrict__ logits, int n,
+                                                            const StepTailInputs* __restrict__ in, float* __restrict__ masked,
+                                                            int* out_tokens, float* out_logprobs) {
   __shared__ float values32[32];
   __shared__ int indices32[32];
   __shared__ double sums32[32];
@@ -62,7 +68,8 @@ __global__ void __launch_bounds__(kThreads) step_tail_kernel(const float* logits
     y[c] = v;
   }
   __syncthreads();
-  for (int j = threadIdx.x; j < in->n_masked_tokens; j += kThreads) {
+  const int n_masked_tokens = min(in->n_masked_tokens, kStepTailMaxMaskedTokens);
+  for (int j = threadIdx.x; j < n_masked_tokens; j += kThreads) {
     const int t = in->masked_tokens[j];
     if (t >= 0 && t < n) y[t] = -INFINITY;
   }
@@ -100,7 +107,7 @@ __global__ void __launch_bounds__(kThreads) step_tail_kernel(const float* logits
   // Each thread's k best of its columns (they arrive in increasing order, so an equal value never
   // goes before one already kept), then k rounds of the block's best among the threads' heads.
   const bool argmax = in->argmax != 0;
-  const int k = argmax ? 1 : min(max(in->k, 1), kStepTailMaxK);
+  const int k = argmax ? 1 : min(min(max(in->k, 1), kStepTailMaxK), n);  // the host's k, at most n_vocab
   float best_v[kStepTailMaxK];
   int best_i[kStepTailMaxK];
   int kept = 0;
