@@ -47,11 +47,11 @@ struct BatchScheduler::Request {
 
 BatchScheduler::BatchScheduler(std::shared_ptr<const Model> model, int batch_size, int threads)
     : model_(std::move(model)),
-      batch_(model_impl(*model_).weights, checked_batch_size(batch_size)) {
+      batch_(make_window_runner(model_impl(*model_), checked_batch_size(batch_size))) {
   if (threads < 0) throw Error("the thread count must be 0 (all cores) or more, got " + std::to_string(threads));
   coordinator_ = std::thread([this, threads] {
     const ScopedThreadCount thread_count(threads);
-    batch_.run([this] { return next(); });
+    batch_->run([this] { return next(); });
   });
 }
 
@@ -102,7 +102,7 @@ std::shared_ptr<BatchScheduler::Ticket> BatchScheduler::submit(std::unique_ptr<S
   return request->ticket;
 }
 
-WindowBatch::Job BatchScheduler::next() {
+WindowRunner::Job BatchScheduler::next() {
   std::unique_lock lock(mutex_);
   for (;;) {
     work_.wait(lock, [&] { return !queue_.empty() || stopping_; });
@@ -212,8 +212,8 @@ void BatchScheduler::request_ended() {
 
 BatchScheduler::Stats BatchScheduler::stats() const {
   Stats s;
-  s.batch_size = batch_.slots();
-  s.busy_slots = batch_.busy_slots();
+  s.batch_size = batch_->slots();
+  s.busy_slots = batch_->busy_slots();
   std::lock_guard lock(mutex_);
   s.queued_chunks = queued_chunks_;
   s.requests = requests_;

@@ -14,7 +14,6 @@
 #include "batch/chunk_reader.h"
 #include "batch/chunk_transcription.h"
 #include "batch/recording.h"
-#include "batch/window_batch.h"
 #include "model/model_download.h"
 #include "transcribe/seek_loop.h"
 #include "util/thread_count.h"
@@ -48,12 +47,12 @@ struct BatchTranscriber::Impl {
   }
 
   // The batch, once the model has loaded (its loading error rethrown here).
-  WindowBatch& ready() {
+  WindowRunner& ready() {
     if (!batch) {
       std::shared_ptr<const Model> loaded = pending_model.get();
       if (!loaded) throw Error("BatchTranscriber was given no model");
       model = std::move(loaded);
-      batch.emplace(model_impl(*model).weights, batch_size);
+      batch = make_window_runner(model_impl(*model), batch_size);
     }
     return *batch;
   }
@@ -221,7 +220,7 @@ struct BatchTranscriber::Impl {
   std::shared_future<std::shared_ptr<const Model>> pending_model;
   int batch_size;
   std::shared_ptr<const Model> model;  // and the batch, once ready() has run
-  std::optional<WindowBatch> batch;
+  std::unique_ptr<WindowRunner> batch;
   int threads = 0;
   bool packing = false;
   std::unique_ptr<SileroVad> vad;

@@ -1,7 +1,6 @@
 #include "batch/window_batch.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -151,15 +150,6 @@ void WindowBatch::post(Slot& slot, const Request& request) {
   slot.request = Request();
   lock.unlock();
   if (error) std::rethrow_exception(error);
-}
-
-void WindowBatch::run(int jobs, const std::function<void(WindowEngine& engine, int job)>& work) {
-  std::atomic<int> next_job{0};
-  run([&]() -> Job {
-    const int job = next_job++;
-    if (job >= jobs) return {};
-    return [&work, job](WindowEngine& engine) { work(engine, job); };
-  });
 }
 
 int WindowBatch::busy_slots() const {

@@ -17,13 +17,14 @@
 #include <vector>
 
 #include "auris/transcribe.h"
+#include "batch/window_runner.h"
 #include "whisper/decoder.h"
 #include "whisper/encoder.h"
 #include "whisper/window_engine.h"
 
 namespace auris {
 
-class WindowBatch {
+class WindowBatch final : public WindowRunner {
  public:
   // slots: how many windows are decoded together. Throws auris::Error below 1.
   WindowBatch(const WhisperModel& model, int slots);
@@ -31,27 +32,16 @@ class WindowBatch {
   WindowBatch(const WindowBatch&) = delete;
   WindowBatch& operator=(const WindowBatch&) = delete;
 
-  // One window's work (or one chunk's): the sequential decoding code, run against a slot's engine.
-  using Job = std::function<void(WindowEngine& engine)>;
-
-  // Runs every job next() hands out, each on a slot's thread with that slot's engine, and serves the
-  // engines' requests from the calling thread until next() has returned an empty Job to every slot
-  // and every job is done. next() is called from the slot threads, concurrently, and may block until
-  // a job arrives: jobs can come while others run (a server's requests), and a slot waiting for one
-  // holds no round up. An exception escaping a job is rethrown here once all jobs have finished (the
-  // first one); jobs should catch what they can handle themselves. The slot threads run their own
-  // code (decoding bookkeeping) on one OpenMP thread; the batched passes use the calling thread's
-  // count.
-  void run(const std::function<Job()>& next);
-  // work(engine, job) for every job in [0, jobs).
-  void run(int jobs, const std::function<void(WindowEngine& engine, int job)>& work);
-  // Slots running a job now (the batch's occupancy).
-  int busy_slots() const;
-
-  int slots() const { return static_cast<int>(slots_.size()); }
-  // Windows encoded, decoder passes (decode_steps) and the rows they carried, and the time of each
-  // stage, over every run() so far.
-  EngineCounters counters() const;
+  // WindowRunner::run; the calling thread serves the engines' requests meanwhile. Jobs can come while
+  // others run (a server's requests), and a slot waiting for one holds no round up; jobs should
+  // catch what they can handle themselves. The slot threads run their own code (decoding
+  // bookkeeping) on one OpenMP thread; the batched passes use the calling thread's count.
+  using WindowRunner::run;
+  void run(const std::function<Job()>& next) override;
+  int busy_slots() const override;
+  int slots() const override { return static_cast<int>(slots_.size()); }
+  // Decoder passes count as decode_steps; the rows as the model's projections count them.
+  EngineCounters counters() const override;
 
  private:
   class SlotEngine;

@@ -3,7 +3,8 @@
 // graph (or, an ablation, on the host: the same tokens); fp16 and bf16 keep jfk's words, with
 // the encoder's attention through cuBLAS or fused; the cross K/V is projected once per window and
 // reused by every step, as the ops count it; the host waits for the device once a step; word
-// timestamps within 0.02 s of the CPU's. Skipped, with the reason, where no CUDA device is present.
+// timestamps within 0.02 s of the CPU's; batched transcription's chunks, side by side on their own
+// engines, keep each file's text. Skipped, with the reason, where no CUDA device is present.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "api/engine_access.h"
 #include "auris/audio.h"
+#include "auris/batch.h"
 #include "auris/text.h"
 #include "auris/transcribe.h"
 #include "kernels/cuda/device.h"
@@ -69,6 +71,23 @@ TEST_F(CudaEngine, Float32TokensEqualTheCpuEngines) {
     for (float ms : *times) EXPECT_GT(ms, 0.0f);
   EXPECT_EQ(c.cross_query_rows, c.self_qkv_rows) << "every decoder pass projects Q for cross-attention, never K/V";
   EXPECT_GE(c.self_qkv_rows, 4 * c.decode_rows) << "tiny.en's 4 layers project every row of every step";
+}
+
+// Batched transcription on CUDA runs its chunks side by side, each on its own engine: the same text
+// as each file transcribed alone on CUDA in batched mode's options (batch size 1).
+TEST_F(CudaEngine, BatchedChunksGiveTheTextsOfOneAtATime) {
+  const auto model = Model::load(path_, ComputeType::kFloat32, Device::kCuda);
+  const std::vector<std::string> files = clips();
+  auto texts_at = [&](int batch_size) {
+    std::vector<std::string> texts(files.size());
+    BatchTranscriber batch(model, batch_size);
+    batch.transcribe_files(files, TranscribeOptions{}, [&](size_t i, Transcript t) { texts[i] = t.text; },
+                           [&](size_t i, const std::string& error) { ADD_FAILURE() << files[i] << ": " << error; });
+    return texts;
+  };
+  const std::vector<std::string> alone = texts_at(1), batched = texts_at(4);
+  for (size_t i = 0; i < files.size(); ++i) EXPECT_EQ(batched[i], alone[i]) << files[i];
+  EXPECT_FALSE(alone[0].empty());
 }
 
 TEST_F(CudaEngine, WordTimestampsMatchTheCpuEngines) {
