@@ -7,8 +7,9 @@
 #           tail on the host and the fused encoder attention as rows of their own (the cross K/V
 #           recompute ablation, measured on the H200, is left out for time);
 #   engine  (carry .gpu/data.tar.xz): the CUDA engine's tests on tiny.en against the CPU engine, the
-#           word error rate of each compute type on CUDA over the 58 Hi-Fi TTS utterances, and an
-#           Nsight Compute profile of a large-v3 encoder window, cuBLAS attention and fused.
+#           word error rate of each compute type on CUDA over the 58 Hi-Fi TTS utterances, their
+#           batched wall time at batch 1, 8 and 32, and an Nsight Compute profile of a large-v3
+#           encoder window, cuBLAS attention and fused.
 # Results go to $OUT (the device tool's folder that comes back).
 #
 # Usage: tools/gpu/run_checks.sh speed|engine [seconds the speed runs may take, default 480]
@@ -90,6 +91,14 @@ mapfile -t files < "$work/utterances.list"
       echo "$device $ct longform $("$auris" wer "$work/long.ref" "$work/long1.$device.$ct")"
   done
 } 2>&1 | tee "$out/wer.txt"
+log "batched transcription on CUDA (slots side by side): the 58 utterances at batch 1, 8 and 32"
+for b in 1 8 32; do
+  start=$(date +%s.%N)
+  "$auris" transcribe -m tiny.en --device cuda --batch-size "$b" "${files[@]}" > "$work/batch.$b" 2>"$work/batch_err.$b" \
+    || { echo "batch $b: failed: $(tail -3 "$work/batch_err.$b")"; continue; }
+  echo "batch $b: $(python3 -c "import sys; print(round(float(sys.argv[1]) - float(sys.argv[2]), 2))" "$(date +%s.%N)" "$start") s wall," \
+       "WER $("$auris" wer "$work/utterances.ref" "$work/batch.$b")"
+done 2>&1 | tee "$out/batch_cuda.txt"
 if [[ -d $work/models/large-v3 && -f $work/tone.wav ]]; then
   log "where a large-v3 encoder window goes (bench/ncu_summary.py --encoder reads the files)"
   ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
