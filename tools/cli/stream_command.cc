@@ -205,7 +205,7 @@ Command add_stream_command(CLI::App& app) {
   cmd->add_option("--compute-type", a->compute_type,
                   "float32, float16, bfloat16, int8 or int8_bfloat16 (default: int8_bfloat16 on the CPU, whose faster "
                   "decodes commit sooner; float16 on cuda). On a CPU with AVX-512 BF16, bfloat16 keeps tiny.en's "
-                  "committed text with --vad within 1.5 points of its offline run's in 4 of 5 runs (docs/BENCHMARKS.md)")
+                  "committed text with --vad within 1.5 points of its offline run's in 6 of 7 runs (docs/BENCHMARKS.md)")
       ->check(CLI::IsMember({"float32", "bfloat16", "int8", "float16", "int8_bfloat16"}));
   cmd->add_option("--device", a->device, "cpu, or cuda")->capture_default_str();
   return {cmd, [a] { return stream(*a); }};
