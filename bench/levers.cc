@@ -374,6 +374,22 @@ void batched_step_products_f16() {
     }
   }, flops_per_row * kRows, 0, false);
   add_f16_widened(layers, rows, x, y, kRows, "batched_step_products_f16", flops_per_row * kRows);
+  // The same products through sgemm from fp32 copies widened once, at load (twice the weights'
+  // memory): slower than the row panels at these row counts (docs/benchmarks/cpu-kernels.md).
+  auto kept = std::make_shared<std::vector<std::vector<float>>>();
+  for (size_t p = 0; p < layers->size(); ++p) {
+    kept->emplace_back((*rows)[p].size());
+    auris::fp16_to_float_n(reinterpret_cast<const uint8_t*>((*rows)[p].data()), (*rows)[p].size(), kept->back().data());
+  }
+  for (int n : {16, 40, 64}) {
+    add("batched_step_products_f16/sgemm_over_fp32_kept_at_load/rows:" + std::to_string(n), [=] {
+      for (size_t p = 0; p < layers->size(); ++p) {
+        const auris::Linear& l = (*layers)[p];
+        dnnl_sgemm('N', 'T', n, l.out_features(), l.in_features(), 1.0f, x->data(), l.in_features(), (*kept)[p].data(),
+                   l.in_features(), 0.0f, y->data(), l.out_features());
+      }
+    }, flops_per_row * n, 0, false);
+  }
 }
 
 // The vocabulary projection (fp16 rows, as float32 runs it). At a prefill only the last position's
