@@ -7,7 +7,9 @@ transformers loads too), batch 1, fp16. For auris: encoder ms per 30-s window, p
 ms per step from CUDA events (--print-timings; see auris_timings), and the same with cross K/V
 recomputed at every step (the ablation), with each step's tail (logit filters, log-softmax, argmax)
 on the host instead of in the step's graph (the ablation: the per-step host cost from the two runs'
-process wall times), and with the encoder's attention fused (the experiment). For
+process wall times), with the encoder's attention fused, and with the decode step fused (its layer
+norms, residual adds and cache writes inside its gemv kernels), alone and with programmatic
+dependent launch (the experiments). For
 transformers: eager attention, SDPA, and SDPA with a static cache + torch.compile, timing the
 encoder and per-token decoding of generate(). The HBM floor is the decoder's and the vocabulary's
 weight bytes over the measured device-to-device copy bandwidth.
@@ -19,7 +21,7 @@ latency of batch-1 greedy decoding. The audio's content does not matter to rando
 Usage: bench/gpu_speed.py [--models large-v3-turbo large-v3] [--repeats 5] [--steps 100]
                           [--vocab-from base] [--audio FILE] [--auris build/auris]
                           [--transformers eager sdpa compiled] [--peer-timeout 300]
-                          [--ablations recompute host-tail fused]
+                          [--ablations recompute host-tail fused fused-step overlapped]
                           [--out bench/results/gpu_speed.json]
 """
 import argparse
@@ -39,7 +41,9 @@ PEERS = {"eager": "transformers eager", "sdpa": "transformers SDPA",
          "compiled": "transformers SDPA + static cache + torch.compile"}
 ABLATIONS = {"recompute": ("auris, cross K/V recomputed each step", ["--recompute-cross-kv"]),
              "host-tail": ("auris, step tail on the host", ["--host-step-tail"]),
-             "fused": ("auris, fused encoder attention", ["--fused-encoder-attention"])}
+             "fused": ("auris, fused encoder attention", ["--fused-encoder-attention"]),
+             "fused-step": ("auris, fused decode step", ["--fused-decode-step"]),
+             "overlapped": ("auris, fused decode step, programmatic launch", ["--fused-decode-step", "--programmatic-launch"])}
 
 
 def spread(values):
@@ -198,6 +202,11 @@ def main():
         if fused:
             ratios["fused encoder attention faster by"] = (ours["encoder_ms_per_window"]["median"]
                                                            / fused["encoder_ms_per_window"]["median"])
+        for key, ratio in (("fused-step", "fused decode step faster by"), ("overlapped", "fused + programmatic launch faster by")):
+            row = auris_results.get(ABLATIONS[key][0])
+            if row:
+                ratios[ratio] = ours["decode_ms_per_step"]["median"] / row["decode_ms_per_step"]["median"]
+                ratios[f"{key} step_over_floor"] = row["decode_ms_per_step"]["median"] / floor_ms
         for label, peer in peers.items():
             if "error" not in peer:
                 ratios[f"encoder faster than {label}"] = peer["encoder_ms"]["median"] / ours["encoder_ms_per_window"]["median"]

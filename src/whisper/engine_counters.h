@@ -50,6 +50,12 @@ struct EngineAblations {
   // CUDA: a decode step's tail on the host, as on the CPU: the logits copied back, filtered and
   // chosen from there, instead of in the step's graph (same tokens).
   bool host_step_tail = false;
+  // CUDA experiments on the decode step, off until a GPU has measured them faster: the layer norms,
+  // residual adds and cache writes inside the step's gemv kernels (8 kernels a layer instead of 12),
+  // and each step kernel launched to overlap the one before it (sm_90: programmatic dependent
+  // launch, the next gemv pulling its weights toward L2 meanwhile). The same tokens.
+  bool fused_decode_step = false;
+  bool programmatic_launch = false;
 };
 
 }  // namespace auris

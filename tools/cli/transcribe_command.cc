@@ -87,9 +87,9 @@ int transcribe_batched(const TranscribeArgs& a, const std::shared_future<std::sh
                        const std::function<void(const std::string&, const Transcript&)>& write_files,
                        const std::function<void(const std::string&, const EngineCounters&)>& print_timings) {
   if (a.ablations.recompute_cross_kv_each_step || a.ablations.attend_full_self_cache || a.ablations.fused_encoder_attention ||
-      a.ablations.host_step_tail)
-    throw Error("--recompute-cross-kv, --attend-full-cache, --fused-encoder-attention and --host-step-tail are switches of "
-                "the sequential engine: drop --batch-size");
+      a.ablations.host_step_tail || a.ablations.fused_decode_step || a.ablations.programmatic_launch)
+    throw Error("--recompute-cross-kv, --attend-full-cache, --fused-encoder-attention, --host-step-tail, --fused-decode-step "
+                "and --programmatic-launch are switches of the sequential engine: drop --batch-size");
   if (options.vad) {  // faster-whisper's batched VAD defaults, where the flags do not say otherwise
     const VadParameters batched = batched_vad_parameters();
     if (!given(a, "--vad-min-silence-ms")) options.vad->min_silence_duration_ms = batched.min_silence_duration_ms;
@@ -305,6 +305,14 @@ Command add_transcribe_command(CLI::App& app) {
   cmd->add_flag("--host-step-tail", a->ablations.host_step_tail,
                 "Ablation, --device cuda: copy each decode step's logits to the host and filter and choose there, instead "
                 "of in the step's graph (slower, same output)")
+      ->group("Benchmarking");
+  cmd->add_flag("--fused-decode-step", a->ablations.fused_decode_step,
+                "Experiment, --device cuda: each decode step's layer norms, residual adds and cache writes inside its "
+                "gemv kernels, 8 kernels a layer instead of 12 (same output; not yet measured faster)")
+      ->group("Benchmarking");
+  cmd->add_flag("--programmatic-launch", a->ablations.programmatic_launch,
+                "Experiment, --device cuda on sm_90 (H100, H200): each decode-step kernel starts while the one before "
+                "it finishes (programmatic dependent launch; same output; not yet measured faster)")
       ->group("Benchmarking");
 
   return {cmd, [a]() {

@@ -1,4 +1,5 @@
 #include "kernels/cuda/kernels.h"
+#include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/numeric.cuh"
 
 namespace auris::cuda {
@@ -28,6 +29,8 @@ __global__ void __launch_bounds__(kWarps * 32)
     decode_attention_kernel(const T* q, int ldq, const float* q_bias, const T* k, const T* v, const int* n_kv,
                             const int* n_visible, int capacity, int keys_per_split, bool shared_kv, float* partial,
                             int* tickets, T* out, int ldo) {
+  wait_for_prior_kernels();
+  allow_next_kernel();
   const int split = blockIdx.x, head = blockIdx.y, row = blockIdx.z;
   const int heads = gridDim.y, splits = gridDim.x;
   const int width = heads * kDHead;
@@ -156,8 +159,8 @@ void decode_attention(const T* q, int ldq, const float* q_bias, const T* k, cons
   if (shape.rows == 0) return;
   const int keys_per_split = shape.shared_kv ? kCrossKeysPerSplit : shape.capacity;
   const dim3 grid(splits_of(shape), shape.heads, shape.rows);
-  decode_attention_kernel<T><<<grid, kWarps * 32, 0, s>>>(q, ldq, q_bias, k, v, n_kv, n_visible, shape.capacity,
-                                                          keys_per_split, shape.shared_kv, scratch, tickets, out, ldo);
+  launch(decode_attention_kernel<T>, grid, dim3(kWarps * 32), s, q, ldq, q_bias, k, v, n_kv, n_visible, shape.capacity,
+         keys_per_split, shape.shared_kv, scratch, tickets, out, ldo);
 }
 
 #define INSTANTIATE(T)                                                                                      \

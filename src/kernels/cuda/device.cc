@@ -34,6 +34,16 @@ const DeviceInfo& probe_device() {
   return info;
 }
 
+namespace {
+thread_local bool programmatic_launch = false;
+}
+
+ProgrammaticLaunch::ProgrammaticLaunch(bool allow) : before_(programmatic_launch) {
+  programmatic_launch = allow && probe_device().compute_capability >= 90;
+}
+ProgrammaticLaunch::~ProgrammaticLaunch() { programmatic_launch = before_; }
+bool ProgrammaticLaunch::allowed() { return programmatic_launch; }
+
 void require_device() {
   const DeviceInfo& d = probe_device();
   if (!d.usable) throw Error("--device cuda: " + d.reason + ": use --device cpu");

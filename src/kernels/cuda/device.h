@@ -24,6 +24,22 @@ const DeviceInfo& probe_device();
 // Throws auris::Error saying why when no usable device is present.
 void require_device();
 
+// While one lives on a thread, the kernels that thread launches through launch() (launch.cuh) may
+// start before the kernel ahead of them finishes, where the device supports it (sm_90 and later):
+// an engine sets it around the capture of its decode steps, whose kernels are short enough that
+// each one's launch and ramp-up show.
+class ProgrammaticLaunch {
+ public:
+  explicit ProgrammaticLaunch(bool allow);
+  ~ProgrammaticLaunch();
+  ProgrammaticLaunch(const ProgrammaticLaunch&) = delete;
+  ProgrammaticLaunch& operator=(const ProgrammaticLaunch&) = delete;
+  static bool allowed();
+
+ private:
+  bool before_;
+};
+
 // A device array of T, freed with its owner. Sizes are in elements.
 template <typename T>
 class DeviceBuffer {

@@ -1,4 +1,5 @@
 #include "kernels/cuda/kernels.h"
+#include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/numeric.cuh"
 
 namespace auris::cuda {
@@ -11,6 +12,8 @@ unsigned blocks_for(long count) { return static_cast<unsigned>((count + kThreads
 
 template <typename T>
 __global__ void add_to_residual_kernel(float* x, const T* y, const float* bias, int n, long count) {
+  wait_for_prior_kernels();
+  allow_next_kernel();
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) return;
   x[i] += to_float(y[i]) + (bias ? bias[i % n] : 0.0f);
@@ -18,6 +21,8 @@ __global__ void add_to_residual_kernel(float* x, const T* y, const float* bias, 
 
 template <typename T>
 __global__ void bias_gelu_kernel(T* y, const float* bias, int n, int ldy, long count) {
+  wait_for_prior_kernels();
+  allow_next_kernel();
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const long r = i / n, c = i % n;
@@ -27,6 +32,8 @@ __global__ void bias_gelu_kernel(T* y, const float* bias, int n, int ldy, long c
 
 template <typename T>
 __global__ void add_bias_kernel(T* y, const float* bias, int n, int ldy, long count) {
+  wait_for_prior_kernels();
+  allow_next_kernel();
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const long r = i / n, c = i % n;
@@ -37,6 +44,8 @@ __global__ void add_bias_kernel(T* y, const float* bias, int n, int ldy, long co
 template <typename T>
 __global__ void embed_kernel(const int* tokens, const int* position, const T* token_embedding, const float* positions,
                              int width, float* x, long count) {
+  wait_for_prior_kernels();
+  allow_next_kernel();
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const long row = i / width, c = i % width;
@@ -68,26 +77,26 @@ __global__ void convert_kernel(const From* x, const float* add, long count, To* 
 template <typename T>
 void add_to_residual(float* x, const T* y, const float* bias, int rows, int n, cudaStream_t s) {
   const long count = static_cast<long>(rows) * n;
-  if (count) add_to_residual_kernel<T><<<blocks_for(count), kThreads, 0, s>>>(x, y, bias, n, count);
+  if (count) launch(add_to_residual_kernel<T>, blocks_for(count), kThreads, s, x, y, bias, n, count);
 }
 
 template <typename T>
 void bias_gelu(T* y, const float* bias, int rows, int n, int ldy, cudaStream_t s) {
   const long count = static_cast<long>(rows) * n;
-  if (count) bias_gelu_kernel<T><<<blocks_for(count), kThreads, 0, s>>>(y, bias, n, ldy, count);
+  if (count) launch(bias_gelu_kernel<T>, blocks_for(count), kThreads, s, y, bias, n, ldy, count);
 }
 
 template <typename T>
 void add_bias(T* y, const float* bias, int rows, int n, int ldy, cudaStream_t s) {
   const long count = static_cast<long>(rows) * n;
-  if (count && bias) add_bias_kernel<T><<<blocks_for(count), kThreads, 0, s>>>(y, bias, n, ldy, count);
+  if (count && bias) launch(add_bias_kernel<T>, blocks_for(count), kThreads, s, y, bias, n, ldy, count);
 }
 
 template <typename T>
 void embed(const int* tokens, const int* position, int n, const T* token_embedding, const float* positions, int width,
            float* x, cudaStream_t s) {
   const long count = static_cast<long>(n) * width;
-  if (count) embed_kernel<T><<<blocks_for(count), kThreads, 0, s>>>(tokens, position, token_embedding, positions, width, x, count);
+  if (count) launch(embed_kernel<T>, blocks_for(count), kThreads, s, tokens, position, token_embedding, positions, width, x, count);
 }
 
 template <typename T>

@@ -38,13 +38,44 @@ void im2col_k3(const float* in, int channels, int in_len, long c_stride, long t_
 template <typename From, typename To>
 void convert(const From* x, const float* add, long count, To* y, cudaStream_t s);
 
-// y[r][o] = sum_i x[r][i] w[o][i] + bias[o] (bias may be null), then exact GELU when gelu_after, for
-// at most kGemvMaxRows rows: a decode step's products, where cuBLAS's tiles leave most of a small
-// matrix's time to latency. w is row-major [out][in]; in and ldx are multiples of 8.
+// A decode step's products, for at most kGemvMaxRows rows, where cuBLAS's tiles leave most of a small
+// matrix's time to latency: one warp per output column o, every row taking the same weights.
+//   y[r][o] = sum_i x[r][i] w[o][i] (+ bias[o], then exact GELU when gelu_after)
+// w is row-major [out][in]; in and ldx are multiples of 8. So that a step needs fewer kernels, what
+// sits on either side of a projection can run inside it:
+//  - the layer norm before it: with normed_from set, x[r] is layer_norm(normed_from[r]) with gamma,
+//    beta and eps ([rows][in], the fp32 residual stream), rounded to T as layer_norm() writes it;
+//  - the residual add after it: with residual set, residual[r][o] ([rows][out]) += the product
+//    rounded to T + bias[o], as residual_layer_norm() adds a projection, instead of writing y;
+//  - the cache write after a fused Q|K|V projection (out = 3 * width): with k_cache set, its K and
+//    V columns, rounded to T plus their part of cache_bias (when not null), also go to the caches,
+//    as append_kv() writes them. y (no bias: Q's is the attention's) is written too.
+// Y is T, or float for the logits.
 constexpr int kGemvMaxRows = 8;
-template <typename T>
-void gemv(const T* x, int rows, int in, int ldx, const T* w, int out, const float* bias, bool gelu_after, T* y, int ldy,
-          cudaStream_t s);
+template <typename T, typename Y = T>
+struct Gemv {
+  int rows = 0, in = 0, out = 0;
+  const T* w = nullptr;
+  const T* x = nullptr;
+  int ldx = 0;
+  const float* normed_from = nullptr;
+  const float* gamma = nullptr;
+  const float* beta = nullptr;
+  float eps = 1e-5f;
+  const float* bias = nullptr;
+  bool gelu_after = false;
+  Y* y = nullptr;
+  int ldy = 0;
+  float* residual = nullptr;
+  T* k_cache = nullptr;  // [max_rows][capacity][width], as append_kv()
+  T* v_cache = nullptr;
+  const float* cache_bias = nullptr;  // [3 * width]
+  const int* cache_rows = nullptr;    // input r goes to cache row cache_rows[r], position positions[r]
+  const int* positions = nullptr;
+  int capacity = 0;
+};
+template <typename T, typename Y>
+void gemv(const Gemv<T, Y>& g, cudaStream_t s);
 
 // Row softmax of fp32 scores, scale applied first, written as T for the next GEMM. With
 // causal_offset >= 0 row r (of rows_per_head rows per head) sees columns c <= r % rows_per_head +

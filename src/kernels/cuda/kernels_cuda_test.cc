@@ -2,8 +2,9 @@
 // norm (alone and fused with the residual add), bias + GELU, the residual add, row softmax with and
 // without the causal mask, the decode attention over a self-attention cache's filled prefix and over
 // a shared cross cache (with its query bias), the cache writes (with their biases) and row gathers,
-// a decode step's tail (filters, log-softmax, choice), cuBLAS's products, and the encoder's fused attention in fp16 and bf16. Skipped, with the reason,
-// where no CUDA device is present.
+// a decode step's tail (filters, log-softmax, choice), the step's gemv and what it fuses, cuBLAS's
+// products, and the encoder's fused attention in fp16 and bf16. Skipped, with the reason, where no
+// CUDA device is present.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <limits>
 #include <utility>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "decoding/step_proposals.h"
@@ -390,8 +392,14 @@ TEST_F(CudaKernels, GemvMatchesDefinition) {
       dx.upload(x), dw.upload(w), db.upload(bias), hx.upload(to_half(x)), hw.upload(to_half(w));
       for (bool gelu_after : {false, true}) {
         const float* b = with_bias ? db.data() : nullptr;
-        gemv<float>(dx.data(), rows, in, ldx, dw.data(), out, b, gelu_after, dy.data(), ldy, nullptr);
-        gemv<__half>(hx.data(), rows, in, ldx, hw.data(), out, b, gelu_after, hy.data(), ldy, nullptr);
+        auto product = [&](auto* x, auto* w, auto* y) {
+          Gemv<std::remove_pointer_t<decltype(x)>> g;
+          g.rows = rows, g.in = in, g.out = out, g.w = w, g.x = x, g.ldx = ldx;
+          g.bias = b, g.gelu_after = gelu_after, g.y = y, g.ldy = ldy;
+          gemv(g, nullptr);
+        };
+        product(dx.data(), dw.data(), dy.data());
+        product(hx.data(), hw.data(), hy.data());
         const std::vector<float> y = download(dy, dy.size()), yh = from_half(download(hy, hy.size()));
         for (int r = 0; r < rows; ++r)
           for (int o = 0; o < out; ++o) {
@@ -403,6 +411,84 @@ TEST_F(CudaKernels, GemvMatchesDefinition) {
           }
       }
     }
+  }
+}
+
+// What a fused decode step runs inside its gemv kernels gives what the kernels it replaces give: the
+// layer norm before a projection (fp16: the normed input rounded as layer_norm writes it; the
+// statistics summed in another order, so within a rounding), the residual add after one (the same
+// bits as residual_layer_norm's add), the cache write after the fused Q|K|V projection (as
+// append_kv), and the logits in fp32 from fp16 weights.
+TEST_F(CudaKernels, GemvFusionsMatchTheKernelsTheyReplace) {
+  const int width = 64, capacity = 5;
+  for (int rows : {1, 3, kGemvMaxRows}) {
+    const int in = width, out = 3 * width;
+    const std::vector<float> x = random(static_cast<size_t>(rows) * in, 50 + rows, 2.0f), w = random(static_cast<size_t>(out) * in, 51, 0.3f);
+    const std::vector<float> gamma = random(in, 52), beta = random(in, 53), bias = random(out, 54);
+    DeviceBuffer<float> dx, dg, dbeta, dbias;
+    DeviceBuffer<__half> hw, normed(x.size()), apart(static_cast<size_t>(rows) * out), fused(apart.size());
+    dx.upload(x), dg.upload(gamma), dbeta.upload(beta), dbias.upload(bias), hw.upload(to_half(w));
+    std::vector<int> cache_rows(rows), positions(rows);
+    for (int r = 0; r < rows; ++r) cache_rows[r] = rows - 1 - r, positions[r] = r % capacity;
+    DeviceBuffer<int> drows, dpositions;
+    drows.upload(cache_rows), dpositions.upload(positions);
+    const size_t cache_size = static_cast<size_t>(rows) * capacity * width;
+    DeviceBuffer<__half> k_apart(cache_size), v_apart(cache_size), k_fused(cache_size), v_fused(cache_size);
+    for (auto* c : {&k_apart, &v_apart, &k_fused, &v_fused}) AURIS_CUDA_CHECK(cudaMemset(c->data(), 0, cache_size * 2));
+
+    // Apart: layer_norm, the gemv, append_kv.
+    layer_norm<__half>(dx.data(), rows, in, dg.data(), dbeta.data(), normed.data(), nullptr);
+    Gemv<__half> g;
+    g.rows = rows, g.in = in, g.out = out, g.w = hw.data(), g.x = normed.data(), g.ldx = in, g.y = apart.data(), g.ldy = out;
+    gemv(g, nullptr);
+    append_kv<__half>(apart.data(), rows, out, width, dbias.data(), drows.data(), dpositions.data(), k_apart.data(),
+                      v_apart.data(), capacity, nullptr);
+    // Fused: one gemv.
+    Gemv<__half> f = g;
+    f.x = nullptr, f.normed_from = dx.data(), f.gamma = dg.data(), f.beta = dbeta.data(), f.y = fused.data();
+    f.k_cache = k_fused.data(), f.v_cache = v_fused.data(), f.cache_bias = dbias.data();
+    f.cache_rows = drows.data(), f.positions = dpositions.data(), f.capacity = capacity;
+    gemv(f, nullptr);
+    const std::vector<float> ya = from_half(download(apart, apart.size())), yf = from_half(download(fused, fused.size()));
+    for (size_t i = 0; i < ya.size(); ++i) ASSERT_NEAR(yf[i], ya[i], 2e-2f * (1.0f + std::abs(ya[i]))) << rows << " rows: " << i;
+    for (auto [a, b] : {std::pair{&k_apart, &k_fused}, std::pair{&v_apart, &v_fused}}) {
+      const std::vector<float> ca = from_half(download(*a, cache_size)), cf = from_half(download(*b, cache_size));
+      for (size_t i = 0; i < ca.size(); ++i) ASSERT_NEAR(cf[i], ca[i], 2e-2f * (1.0f + std::abs(ca[i]))) << rows << " rows, cache " << i;
+      double written = 0;
+      for (float v : cf) written += std::abs(v);
+      EXPECT_GT(written, 0.0) << "the fused gemv wrote the cache";
+    }
+
+    // The residual add: out = width columns from `normed`, into x, as residual_layer_norm adds them.
+    Gemv<__half> r = g;
+    r.out = width, r.y = nullptr, r.bias = dbias.data();
+    DeviceBuffer<float> x_fused, x_apart;
+    x_fused.upload(x), x_apart.upload(x);
+    r.residual = x_fused.data();
+    gemv(r, nullptr);
+    Gemv<__half> plain = g;
+    plain.out = width, plain.y = apart.data(), plain.ldy = width;
+    gemv(plain, nullptr);
+    residual_layer_norm<__half>(x_apart.data(), apart.data(), dbias.data(), rows, width, dg.data(), dbeta.data(),
+                                normed.data(), nullptr);
+    const std::vector<float> xa = download(x_apart, x.size()), xf = download(x_fused, x.size());
+    for (size_t i = 0; i < xa.size(); ++i) ASSERT_EQ(xf[i], xa[i]) << rows << " rows, residual " << i;
+
+    // Logits: fp16 weights, fp32 out, from the normed stream, against the definition in double.
+    Gemv<__half, float> l;
+    DeviceBuffer<float> logits(static_cast<size_t>(rows) * out);
+    l.rows = rows, l.in = in, l.out = out, l.w = hw.data(), l.normed_from = dx.data(), l.gamma = dg.data(),
+    l.beta = dbeta.data(), l.y = logits.data(), l.ldy = out;
+    gemv(l, nullptr);
+    const std::vector<float> hl = download(logits, logits.size());
+    std::vector<float> exact_normed(x.size());
+    ::auris::layer_norm(x.data(), rows, in, gamma.data(), beta.data(), exact_normed.data());
+    for (int row = 0; row < rows; ++row)
+      for (int o = 0; o < out; ++o) {
+        double e = 0;
+        for (int i = 0; i < in; ++i) e += double(exact_normed[static_cast<size_t>(row) * in + i]) * __half2float(__float2half(w[static_cast<size_t>(o) * in + i]));
+        ASSERT_NEAR(hl[static_cast<size_t>(row) * out + o], e, 3e-2 * (1.0 + std::abs(e))) << rows << " rows, logit " << row << "," << o;
+      }
   }
 }
 

@@ -1,4 +1,5 @@
 #include "kernels/cuda/kernels.h"
+#include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/numeric.cuh"
 
 namespace auris::cuda {
@@ -10,6 +11,8 @@ constexpr int kThreads = 256;
 template <typename T>
 __global__ void append_kv_kernel(const T* qkv, int ld, int width, const float* bias, const int* rows,
                                  const int* positions, T* k_cache, T* v_cache, int capacity, long count) {
+  wait_for_prior_kernels();
+  allow_next_kernel();
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const long input = i / width, c = i % width;
@@ -53,8 +56,8 @@ void append_kv(const T* qkv, int n, int ld, int width, const float* bias, const 
                T* k_cache, T* v_cache, int capacity, cudaStream_t s) {
   const long count = static_cast<long>(n) * width;
   if (count)
-    append_kv_kernel<T><<<static_cast<unsigned>((count + kThreads - 1) / kThreads), kThreads, 0, s>>>(
-        qkv, ld, width, bias, rows, positions, k_cache, v_cache, capacity, count);
+    launch(append_kv_kernel<T>, static_cast<unsigned>((count + kThreads - 1) / kThreads), kThreads, s, qkv, ld, width,
+           bias, rows, positions, k_cache, v_cache, capacity, count);
 }
 
 template <typename T>

@@ -1,5 +1,6 @@
 #include "auris/error.h"
 #include "kernels/cuda/kernels.h"
+#include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/numeric.cuh"
 
 namespace auris::cuda {
@@ -14,6 +15,8 @@ constexpr int kThreads = 256;
 template <typename T>
 __global__ void layer_norm_kernel(float* x, const T* residual, const float* bias, int n, const float* gamma,
                                   const float* beta, T* y, float eps) {
+  wait_for_prior_kernels();
+  allow_next_kernel();
   __shared__ float shared[32];
   constexpr int kPerThread = 8;  // n <= kThreads * kPerThread
   float* xr = x + static_cast<size_t>(blockIdx.x) * n;
@@ -57,7 +60,8 @@ void layer_norm(const float* x, int rows, int n, const float* gamma, const float
   if (n > kThreads * 8) throw Error("layer_norm on the GPU takes rows of at most 2048 values");
   if (rows == 0) return;
   // x is only read without a residual.
-  layer_norm_kernel<T><<<rows, kThreads, 0, s>>>(const_cast<float*>(x), nullptr, nullptr, n, gamma, beta, y, eps);
+  launch(layer_norm_kernel<T>, rows, kThreads, s, const_cast<float*>(x), static_cast<const T*>(nullptr),
+         static_cast<const float*>(nullptr), n, gamma, beta, y, eps);
 }
 
 template <typename T>
@@ -65,7 +69,7 @@ void residual_layer_norm(float* x, const T* y, const float* bias, int rows, int 
                          const float* beta, T* normed, cudaStream_t s, float eps) {
   if (n > kThreads * 8) throw Error("layer_norm on the GPU takes rows of at most 2048 values");
   if (rows == 0) return;
-  layer_norm_kernel<T><<<rows, kThreads, 0, s>>>(x, y, bias, n, gamma, beta, normed, eps);
+  launch(layer_norm_kernel<T>, rows, kThreads, s, x, y, bias, n, gamma, beta, normed, eps);
 }
 
 #define INSTANTIATE(T)                                                                                     \

@@ -2,6 +2,7 @@
 #include <climits>
 
 #include "kernels/cuda/kernels.h"
+#include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/numeric.cuh"
 
 namespace auris::cuda {
@@ -52,6 +53,8 @@ __device__ __forceinline__ void block_best(float& v, int& i, float* values32, in
 __global__ void __launch_bounds__(kThreads) step_tail_kernel(const float* __restrict__ logits, int n,
                                                             const StepTailInputs* __restrict__ in, float* __restrict__ masked,
                                                             int* out_tokens, float* out_logprobs) {
+  wait_for_prior_kernels();
+  allow_next_kernel();
   __shared__ float values32[32];
   __shared__ int indices32[32];
   __shared__ double sums32[32];
@@ -141,7 +144,7 @@ __global__ void __launch_bounds__(kThreads) step_tail_kernel(const float* __rest
 
 void step_tail(const float* logits, int rows, int n_vocab, const StepTailInputs* in, float* masked, int* tokens,
                float* logprobs, cudaStream_t s) {
-  if (rows) step_tail_kernel<<<rows, kThreads, 0, s>>>(logits, n_vocab, in, masked, tokens, logprobs);
+  if (rows) launch(step_tail_kernel, rows, kThreads, s, logits, n_vocab, in, masked, tokens, logprobs);
 }
 
 }  // namespace auris::cuda

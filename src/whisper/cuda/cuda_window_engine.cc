@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <type_traits>
 
 #include "auris/error.h"
@@ -184,16 +185,27 @@ class CudaWindowEngine final : public WindowEngine {
   void linear(const T* x, int rows, const cuda::DeviceLinear<T>& l, B* y) {
     (*tally_)[&l] += rows;
     if constexpr (std::is_same_v<B, T>) {
-      if (rows <= cuda::kGemvMaxRows)
-        return cuda::gemv<T>(x, rows, l.in, l.in, l.weight.data(), l.out, nullptr, false, y, l.out, stream());
+      if (rows <= cuda::kGemvMaxRows) return cuda::gemv(gemv_over(x, rows, l, y), stream());
     }
     blas_.linear<T, B>(x, rows, l.in, l.in, l.weight.data(), l.out, y, l.out);
+  }
+  // The gemv of `rows` rows of x (row stride l.in) through l into y (row stride l.out), nothing fused.
+  template <typename B>
+  static cuda::Gemv<T, B> gemv_over(const T* x, int rows, const cuda::DeviceLinear<T>& l, B* y) {
+    cuda::Gemv<T, B> g;
+    g.rows = rows, g.in = l.in, g.out = l.out, g.w = l.weight.data();
+    g.x = x, g.ldx = l.in, g.y = y, g.ldy = l.out;
+    return g;
   }
   // y = GELU(x W^T + b), the bias and GELU in the gemv kernel where it runs.
   void linear_gelu(const T* x, int rows, const cuda::DeviceLinear<T>& l, T* y) {
     (*tally_)[&l] += rows;
-    if (rows <= cuda::kGemvMaxRows)
-      return cuda::gemv<T>(x, rows, l.in, l.in, l.weight.data(), l.out, l.bias_or_null(), true, y, l.out, stream());
+    if (rows <= cuda::kGemvMaxRows) {
+      cuda::Gemv<T> g = gemv_over(x, rows, l, y);
+      g.bias = l.bias_or_null();
+      g.gelu_after = true;
+      return cuda::gemv(g, stream());
+    }
     blas_.linear<T, T>(x, rows, l.in, l.in, l.weight.data(), l.out, y, l.out);
     cuda::bias_gelu<T>(y, l.bias_or_null(), rows, l.out, l.out, stream());
   }
@@ -272,6 +284,12 @@ void CudaWindowEngine<T>::set_window(const LogMel& window) {
 // graph: static shapes, its inputs read from inputs_). The projections leave their biases to the ops
 // that read them: the attention kernels and the cache write add Q/K/V's, and each residual add is one
 // kernel with the next layer norm.
+//
+// A fused step (EngineAblations::fused_decode_step, at most kGemvMaxRows rows) launches no layer
+// norm, residual add or cache write of its own: norm() and add_and_norm() only note the norm the
+// next projection of kNormed takes on the fly, and project() only notes the projection, which the op
+// that reads its output launches with what it needs: self_attention() with the cache write,
+// add_and_norm() adding into the residual stream.
 template <typename T>
 struct CudaWindowEngine<T>::PassOps {
   enum class Pass { kEncoder, kPrefill, kStep };
@@ -284,6 +302,44 @@ struct CudaWindowEngine<T>::PassOps {
   // kPrefill, an alignment pass: these heads' raw cross-attention scores q·k, copied to the host.
   const std::vector<std::pair<int, int>>* capture_heads = nullptr;
   std::vector<float>* capture_out = nullptr;
+  // A fused step's noted norm and projection.
+  const cuda::DeviceLayerNorm* pending_norm = nullptr;
+  struct Projection {
+    LayerBuffer from;
+    const cuda::DeviceLinear<T>* linear;
+  };
+  std::optional<Projection> pending = std::nullopt;
+
+  bool fused() const {
+    return pass == Pass::kStep && e.ablations_.fused_decode_step && rows <= cuda::kGemvMaxRows;
+  }
+  // Launches the noted projection into y, finish() adding to its gemv what the op reading it needs.
+  template <typename Finish>
+  void run_pending(T* y, Finish finish) {
+    if (!pending) throw Error("a fused decode step found no projection to launch (layer_sequence.h's order changed?)");
+    const Projection p = *pending;
+    pending.reset();
+    cuda::Gemv<T> g = gemv_over(p.from, *p.linear, y);
+    finish(g);
+    run(g, *p.linear);
+  }
+  // A gemv of `from` through l into y; from kNormed, over the residual stream, normed on the fly.
+  template <typename B>
+  cuda::Gemv<T, B> gemv_over(LayerBuffer from, const cuda::DeviceLinear<T>& l, B* y) {
+    cuda::Gemv<T, B> g = CudaWindowEngine::gemv_over(buffer(from), rows, l, y);
+    if (from == LayerBuffer::kNormed) {
+      g.x = nullptr;
+      g.normed_from = e.x_.data();
+      g.gamma = pending_norm->gamma.data();
+      g.beta = pending_norm->beta.data();
+    }
+    return g;
+  }
+  template <typename B>
+  void run(const cuda::Gemv<T, B>& g, const cuda::DeviceLinear<T>& l) {
+    (*e.tally_)[&l] += rows;
+    cuda::gemv(g, stream());
+  }
 
   cudaStream_t stream() const { return e.stream(); }
   int width() const { return pass == Pass::kEncoder ? e.d_.n_audio_state : e.d_.n_text_state; }
@@ -306,10 +362,28 @@ struct CudaWindowEngine<T>::PassOps {
                    e.x_.data(), stream());
   }
   void norm(const cuda::DeviceLayerNorm& ln) {
+    if (fused()) {
+      pending_norm = &ln;
+      return;
+    }
     cuda::layer_norm<T>(e.x_.data(), rows, width(), ln.gamma.data(), ln.beta.data(), e.normed_.data(), stream());
   }
-  void project(LayerBuffer from, const cuda::DeviceLinear<T>& l, LayerBuffer to) { e.linear(buffer(from), rows, l, buffer(to)); }
+  void project(LayerBuffer from, const cuda::DeviceLinear<T>& l, LayerBuffer to) {
+    if (fused()) {
+      // Its reader launches it into `to`: the layer sequence projects into the buffer the next op reads.
+      if (pending) throw Error("a fused decode step noted two projections in a row");
+      pending = Projection{from, &l};
+      return;
+    }
+    e.linear(buffer(from), rows, l, buffer(to));
+  }
   void project_gelu(LayerBuffer from, const cuda::DeviceLinear<T>& l, LayerBuffer to) {
+    if (fused()) {
+      cuda::Gemv<T> g = gemv_over(from, l, buffer(to));
+      g.bias = l.bias_or_null();
+      g.gelu_after = true;
+      return run(g, l);
+    }
     e.linear_gelu(buffer(from), rows, l, buffer(to));
   }
   void self_attention(int layer, const cuda::DeviceLinear<T>& qkv_layer) {
@@ -319,8 +393,15 @@ struct CudaWindowEngine<T>::PassOps {
     if (pass == Pass::kStep) {
       const int heads = e.d_.n_text_head;
       const StepInputs* in = e.inputs_.data();
-      cuda::append_kv<T>(qkv, rows, 3 * w, w, qkv_layer.bias_or_null(), in->rows, in->positions, e.self_keys(layer),
-                         e.self_values(layer), e.d_.n_text_ctx, s);
+      if (fused()) {  // the projection writes the rows' K and V into the cache itself
+        run_pending(e.qkv_.data(), [&](cuda::Gemv<T>& g) {
+          g.k_cache = e.self_keys(layer), g.v_cache = e.self_values(layer), g.cache_bias = qkv_layer.bias_or_null();
+          g.cache_rows = in->rows, g.positions = in->positions, g.capacity = e.d_.n_text_ctx;
+        });
+      } else {
+        cuda::append_kv<T>(qkv, rows, 3 * w, w, qkv_layer.bias_or_null(), in->rows, in->positions, e.self_keys(layer),
+                           e.self_values(layer), e.d_.n_text_ctx, s);
+      }
       cuda::decode_attention<T>(qkv, 3 * w, qkv_layer.bias_or_null(), e.self_keys(layer), e.self_values(layer), &in->n_kv,
                                 &in->n_visible, {rows, heads, e.d_.n_text_ctx, false}, e.partial_.data(), e.tickets_.data(),
                                 e.attended_.data(), w, s);
@@ -356,6 +437,7 @@ struct CudaWindowEngine<T>::PassOps {
     cudaStream_t s = stream();
     if (pass == Pass::kStep) {
       const StepInputs* in = e.inputs_.data();
+      if (fused()) run_pending(e.projected_.data(), [](cuda::Gemv<T>&) {});
       cuda::decode_attention<T>(e.projected_.data(), tw, query.bias_or_null(), e.cross_keys(layer), e.cross_values(layer),
                                 &in->n_ctx, &in->n_ctx, {rows, heads, ctx, true}, e.partial_.data(), e.tickets_.data(),
                                 e.attended_.data(), tw, s);
@@ -379,6 +461,14 @@ struct CudaWindowEngine<T>::PassOps {
                                     heads, e.attended_.data(), tw);
   }
   void add_and_norm(const cuda::DeviceLinear<T>& l, const cuda::DeviceLayerNorm& ln) {
+    if (fused()) {
+      run_pending(nullptr, [&](cuda::Gemv<T>& g) {
+        g.residual = e.x_.data();
+        g.bias = l.bias_or_null();
+      });
+      pending_norm = &ln;
+      return;
+    }
     cuda::residual_layer_norm<T>(e.x_.data(), e.projected_.data(), l.bias_or_null(), rows, width(), ln.gamma.data(),
                                  ln.beta.data(), e.normed_.data(), stream());
   }
@@ -391,7 +481,10 @@ struct CudaWindowEngine<T>::PassOps {
     const size_t n_vocab = static_cast<size_t>(e.d_.n_vocab);
     cudaStream_t s = stream();
     if (pass == Pass::kStep) {
-      e.linear(e.normed_.data(), rows, e.w_.token_embedding, e.logits_.data());
+      if (fused())
+        run(gemv_over(LayerBuffer::kNormed, e.w_.token_embedding, e.logits_.data()), e.w_.token_embedding);
+      else
+        e.linear(e.normed_.data(), rows, e.w_.token_embedding, e.logits_.data());
       cuda::step_tail(e.logits_.data(), rows, e.d_.n_vocab, &e.inputs_.data()->tail, e.masked_logits_.data(),
                       e.tail_tokens_.data(), e.tail_logprobs_.data(), s);
       const size_t proposals = static_cast<size_t>(rows) * cuda::kStepTailMaxK;  // rows x k, k at most this
@@ -552,6 +645,7 @@ void CudaWindowEngine<T>::step(const std::vector<int>& tokens, std::vector<float
   std::unique_ptr<Graph>& graph = graphs_[bucket];
   if (!graph) {
     graph = std::make_unique<Graph>();
+    const cuda::ProgrammaticLaunch overlapped(ablations_.programmatic_launch);  // recorded in the graph
     graph->begin(stream());
     tally_ = &graph->rows_per_launch;
     PassOps ops{*this, PassOps::Pass::kStep, bucket};

@@ -4,7 +4,8 @@
 // the encoder's attention through cuBLAS or fused; the cross K/V is projected once per window and
 // reused by every step, as the ops count it; the host waits for the device once a step; word
 // timestamps within 0.02 s of the CPU's; batched transcription's chunks, side by side on their own
-// engines, keep each file's text. Skipped, with the reason, where no CUDA device is present.
+// engines, keep each file's text; the fused decode step keeps the tokens. Skipped, with the reason,
+// where no CUDA device is present.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -124,6 +125,42 @@ TEST_F(CudaEngine, HalfPrecisionKeepsTheWords) {
       EXPECT_LE(word_error_rate({fp32}, {text}, WerNormalization::kEnglish).rate, 0.05)
           << compute_type_name(type) << (fused ? ", fused encoder attention: " : ": ") << text;
     }
+}
+
+// The fused decode step (its layer norms, residual adds and cache writes inside its gemv kernels),
+// alone and with programmatic launch: fp32 tokens equal the CPU engine's, greedy and beam 5 (whose
+// 5 rows still fit the gemv), on every clip; fp16 keeps jfk's words.
+TEST_F(CudaEngine, FusedDecodeStepKeepsTheTokens) {
+  Transcriber cpu(Model::load(path_, ComputeType::kFloat32, Device::kCpu));
+  const auto model = Model::load(path_, ComputeType::kFloat32, Device::kCuda);
+  for (bool overlapped : {false, true}) {
+    Transcriber gpu(model);
+    EngineAblations a;
+    a.fused_decode_step = true;
+    a.programmatic_launch = overlapped;
+    set_engine_ablations(gpu, a);
+    for (const std::string& clip : clips()) {
+      const std::vector<float> samples = load_audio(clip);
+      for (int beam : {0, 5}) {
+        DecodingOptions options;
+        if (beam) options.beam_size = beam;
+        EXPECT_EQ(gpu.decode(samples, 16000, options).tokens, cpu.decode(samples, 16000, options).tokens)
+            << clip << " beam " << beam << (overlapped ? ", programmatic launch" : "");
+      }
+    }
+    const EngineCounters c = engine_counters(gpu);
+    EXPECT_EQ(c.step_host_waits, c.decode_steps);
+    EXPECT_EQ(c.cross_query_rows, c.self_qkv_rows) << "the fused gemvs count their rows as the unfused ones";
+    EXPECT_GE(c.self_qkv_rows, 4 * c.decode_rows);
+  }
+  const std::vector<float> jfk = load_audio(data_ + "/audio/jfk.flac");
+  const std::string fp32 = Transcriber(model).transcribe(jfk, 16000).text;
+  Transcriber half(Model::load(path_, ComputeType::kFloat16, Device::kCuda));
+  EngineAblations a;
+  a.fused_decode_step = a.programmatic_launch = true;
+  set_engine_ablations(half, a);
+  const std::string text = half.transcribe(jfk, 16000).text;
+  EXPECT_LE(word_error_rate({fp32}, {text}, WerNormalization::kEnglish).rate, 0.05) << text;
 }
 
 TEST_F(CudaEngine, AblationsChangeTheWorkNotTheTokens) {
