@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "auris/model.h"
-#include "batch/window_runner.h"
+#include "batch/window_batch.h"
 #include "tokenizer/tokenizer.h"
 #include "whisper/cuda/cuda_backend.h"
 #include "whisper/window_engine.h"
@@ -30,9 +30,9 @@ inline const ModelImpl& model_impl(const Model& model) { return ModelAccess::of(
 
 // The engine of the model's device, for one Transcriber.
 std::unique_ptr<WindowEngine> make_window_engine(const ModelImpl& model);
-// What runs `slots` windows at once on the model's device: the CPU's WindowBatch (shared passes), or
-// a CUDA engine per slot side by side (EngineSlots).
-std::unique_ptr<WindowRunner> make_window_runner(const ModelImpl& model, int slots);
+// What runs `slots` windows at once on the model's device: a WindowBatch over the device's
+// BatchPasses, whose passes share one weight read.
+std::unique_ptr<WindowBatch> make_window_batch(const ModelImpl& model, int slots);
 
 // Bytes of weights one decode step streams, on whichever device holds them.
 size_t decode_weight_bytes(const WhisperModel& model, const CudaWeights* cuda_weights);

@@ -2,7 +2,6 @@
 // and which runner runs many of its windows at once.
 #include "api/cuda_plugin.h"
 #include "api/model_impl.h"
-#include "batch/engine_slots.h"
 #include "batch/window_batch.h"
 #include "whisper/cpu_window_engine.h"
 
@@ -13,8 +12,8 @@ std::unique_ptr<WindowEngine> make_window_engine(const ModelImpl& model) {
   return std::make_unique<CpuWindowEngine>(model.weights);
 }
 
-std::unique_ptr<WindowRunner> make_window_runner(const ModelImpl& model, int slots) {
-  if (model.cuda_weights) return std::make_unique<EngineSlots>([&model] { return make_window_engine(model); }, slots);
+std::unique_ptr<WindowBatch> make_window_batch(const ModelImpl& model, int slots) {
+  if (model.cuda_weights) return std::make_unique<WindowBatch>(cuda_backend().make_batch_passes(model.cuda_weights, slots));
   return std::make_unique<WindowBatch>(model.weights, slots);
 }
 

@@ -47,7 +47,7 @@ struct BatchScheduler::Request {
 
 BatchScheduler::BatchScheduler(std::shared_ptr<const Model> model, int batch_size, int threads)
     : model_(std::move(model)),
-      batch_(make_window_runner(model_impl(*model_), checked_batch_size(batch_size))) {
+      batch_(make_window_batch(model_impl(*model_), checked_batch_size(batch_size))) {
   if (threads < 0) throw Error("the thread count must be 0 (all cores) or more, got " + std::to_string(threads));
   coordinator_ = std::thread([this, threads] {
     const ScopedThreadCount thread_count(threads);
@@ -102,7 +102,7 @@ std::shared_ptr<BatchScheduler::Ticket> BatchScheduler::submit(std::unique_ptr<S
   return request->ticket;
 }
 
-WindowRunner::Job BatchScheduler::next() {
+WindowBatch::Job BatchScheduler::next() {
   std::unique_lock lock(mutex_);
   for (;;) {
     work_.wait(lock, [&] { return !queue_.empty() || stopping_; });

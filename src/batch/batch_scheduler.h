@@ -1,5 +1,5 @@
 // Batched transcription for requests that come and go while the batch runs (`auris serve`): every
-// request's chunks join one batch (window_runner.h), handed out round-robin across requests, so a
+// request's chunks join one batch (window_batch.h), handed out round-robin across requests, so a
 // short request starts as soon as a slot frees instead of after the long ones before it; on the CPU
 // every decoder step reads the weights once for the windows of all of them. Each request's segments are delivered in
 // order as soon as its chunks are done; a cancelled request's chunks that have not started are
@@ -19,7 +19,7 @@
 #include "audio/sample_source.h"
 #include "auris/model.h"
 #include "auris/transcribe.h"
-#include "batch/window_runner.h"
+#include "batch/window_batch.h"
 
 namespace auris {
 
@@ -80,7 +80,7 @@ class BatchScheduler {
 
   // The next job for a slot: blocks until there is one, or returns an empty job once stopping and
   // nothing is left.
-  WindowRunner::Job next();
+  WindowBatch::Job next();
   void detect_language(WindowEngine& engine, const std::shared_ptr<Request>& request);
   void transcribe_chunk(WindowEngine& engine, const std::shared_ptr<Request>& request, size_t chunk);
   // Records a chunk's segments (or error), delivers what is now in order, and ends the request after
@@ -92,7 +92,7 @@ class BatchScheduler {
   const SileroVad& vad_model(const std::string& name_or_path);
 
   std::shared_ptr<const Model> model_;
-  std::unique_ptr<WindowRunner> batch_;
+  std::unique_ptr<WindowBatch> batch_;
 
   mutable std::mutex mutex_;
   std::condition_variable work_;

@@ -47,12 +47,12 @@ struct BatchTranscriber::Impl {
   }
 
   // The batch, once the model has loaded (its loading error rethrown here).
-  WindowRunner& ready() {
+  WindowBatch& ready() {
     if (!batch) {
       std::shared_ptr<const Model> loaded = pending_model.get();
       if (!loaded) throw Error("BatchTranscriber was given no model");
       model = std::move(loaded);
-      batch = make_window_runner(model_impl(*model), batch_size);
+      batch = make_window_batch(model_impl(*model), batch_size);
     }
     return *batch;
   }
@@ -220,7 +220,7 @@ struct BatchTranscriber::Impl {
   std::shared_future<std::shared_ptr<const Model>> pending_model;
   int batch_size;
   std::shared_ptr<const Model> model;  // and the batch, once ready() has run
-  std::unique_ptr<WindowRunner> batch;
+  std::unique_ptr<WindowBatch> batch;
   int threads = 0;
   bool packing = false;
   std::unique_ptr<SileroVad> vad;

@@ -92,7 +92,7 @@ mapfile -t files < "$work/utterances.list"
       echo "$device $ct longform $("$auris" wer "$work/long.ref" "$work/long1.$device.$ct")"
   done
 } 2>&1 | tee "$out/wer.txt"
-log "batched transcription on CUDA (slots side by side): the 58 utterances at batch 1, 8 and 32"
+log "batched transcription on CUDA (every window's rows in one step): the 58 utterances at batch 1, 8 and 32"
 for b in 1 8 32; do
   start=$(date +%s.%N)
   "$auris" transcribe -m tiny.en --device cuda --batch-size "$b" "${files[@]}" > "$work/batch.$b" 2>"$work/batch_err.$b" \

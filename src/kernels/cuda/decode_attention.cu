@@ -27,15 +27,15 @@ int splits_of(const DecodeAttentionShape& shape) {
 template <typename T>
 __global__ void __launch_bounds__(kWarps * 32)
     decode_attention_kernel(const T* q, int ldq, const float* q_bias, const T* k, const T* v, const int* n_kv,
-                            const int* n_visible, int capacity, int keys_per_split, bool shared_kv, float* partial,
-                            int* tickets, T* out, int ldo) {
+                            const int* n_visible, const int* sources, long window_stride, int capacity,
+                            int keys_per_split, bool shared_kv, float* partial, int* tickets, T* out, int ldo) {
   wait_for_prior_kernels();
   allow_next_kernel();
   const int split = blockIdx.x, head = blockIdx.y, row = blockIdx.z;
   const int heads = gridDim.y, splits = gridDim.x;
   const int width = heads * kDHead;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, group = lane / 8, sub = lane % 8;
-  const int length = *n_kv, visible = *n_visible;
+  const int length = n_kv[row], visible = n_visible[row];
   const int begin = split * keys_per_split, end = min(length, begin + keys_per_split);
 
   // The query's 8 dimensions this lane needs, biased (rounded to T, as a separate bias add would
@@ -48,8 +48,9 @@ __global__ void __launch_bounds__(kWarps * 32)
     qd[i] = x * 0.125f;
   }
 
-  const size_t head_base = shared_kv ? static_cast<size_t>(head) * capacity * kDHead
-                                     : static_cast<size_t>(row) * capacity * width + head * kDHead;
+  const int source = sources ? sources[row] : shared_kv ? 0 : row;  // its window, or its cache row
+  const size_t head_base = shared_kv ? static_cast<size_t>(source) * window_stride + static_cast<size_t>(head) * capacity * kDHead
+                                     : static_cast<size_t>(source) * capacity * width + head * kDHead;
   const size_t key_stride = shared_kv ? kDHead : width;
   float m = -INFINITY, l = 0.0f, acc[8] = {};
   for (int chunk = begin + warp * kKeysPerChunk; chunk < end; chunk += kWarps * kKeysPerChunk) {
@@ -154,18 +155,18 @@ long decode_attention_tickets(const DecodeAttentionShape& shape) { return static
 
 template <typename T>
 void decode_attention(const T* q, int ldq, const float* q_bias, const T* k, const T* v, const int* n_kv,
-                      const int* n_visible, const DecodeAttentionShape& shape, float* scratch, int* tickets, T* out,
-                      int ldo, cudaStream_t s) {
+                      const int* n_visible, const int* sources, const DecodeAttentionShape& shape, float* scratch,
+                      int* tickets, T* out, int ldo, cudaStream_t s) {
   if (shape.rows == 0) return;
   const int keys_per_split = shape.shared_kv ? kCrossKeysPerSplit : shape.capacity;
   const dim3 grid(splits_of(shape), shape.heads, shape.rows);
-  launch(decode_attention_kernel<T>, grid, dim3(kWarps * 32), s, q, ldq, q_bias, k, v, n_kv, n_visible, shape.capacity,
-         keys_per_split, shape.shared_kv, scratch, tickets, out, ldo);
+  launch(decode_attention_kernel<T>, grid, dim3(kWarps * 32), s, q, ldq, q_bias, k, v, n_kv, n_visible, sources,
+         shape.window_stride, shape.capacity, keys_per_split, shape.shared_kv, scratch, tickets, out, ldo);
 }
 
 #define INSTANTIATE(T)                                                                                      \
   template void decode_attention<T>(const T*, int, const float*, const T*, const T*, const int*, const int*, \
-                                    const DecodeAttentionShape&, float*, int*, T*, int, cudaStream_t);
+                                    const int*, const DecodeAttentionShape&, float*, int*, T*, int, cudaStream_t);
 AURIS_INSTANTIATE_FOR_STORAGE_TYPES(INSTANTIATE)
 
 }  // namespace auris::cuda

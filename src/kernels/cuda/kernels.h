@@ -100,26 +100,28 @@ template <typename T>
 void append_kv(const T* qkv, int n, int ld, int width, const float* bias, const int* rows, const int* positions,
                T* k_cache, T* v_cache, int capacity, cudaStream_t s);
 
-// Attention of one query per row over a K/V cache, reading only the first *n_kv keys (n_kv lives on
-// the device, so a captured graph replays with the cache's current length). Keys at or past
-// *n_visible are read but masked (the benchmark's full-cache ablation; otherwise n_visible is n_kv).
+// Attention of one query per row over a K/V cache, row r reading only the first n_kv[r] keys (the
+// lengths live on the device, so a captured graph replays with the caches' current lengths, and the
+// rows of several windows, each at its own length, share one launch). Keys at or past n_visible[r]
+// are read but masked (the benchmark's full-cache ablation; otherwise n_visible is n_kv).
 // q_bias, when not null, is added to q first (rounded to T, as a separate bias add would leave it).
-//  - self-attention: q [rows][heads*64] (row stride ldq); keys and values [rows][capacity][heads*64];
-//    one block per (head, row)
-//  - cross-attention (shared_kv): keys and values [heads][capacity][64], the same for every row; the
-//    keys split over blocks (flash-decoding) whose partial softmax sums the last block to finish
-//    combines
+//  - self-attention: q [rows][heads*64] (row stride ldq); keys and values [cache rows][capacity]
+//    [heads*64], row r reading cache row sources[r] (sources null: row r); one block per (head, row)
+//  - cross-attention (shared_kv): keys and values [windows][heads][capacity][64], row r reading
+//    window sources[r] (window_stride elements apart; sources null: window 0 for every row); the keys
+//    split over blocks (flash-decoding) whose partial softmax sums the last block to finish combines
 // out [rows][heads*64] (row stride ldo). d_head is 64 in every Whisper model.
 struct DecodeAttentionShape {
   int rows;
   int heads;
   int capacity;   // keys the cache holds room for (448 self, 1500 cross): fixes the grid
   bool shared_kv;
+  long window_stride = 0;
 };
 template <typename T>
 void decode_attention(const T* q, int ldq, const float* q_bias, const T* k, const T* v, const int* n_kv,
-                      const int* n_visible, const DecodeAttentionShape& shape, float* scratch, int* tickets, T* out,
-                      int ldo, cudaStream_t s);
+                      const int* n_visible, const int* sources, const DecodeAttentionShape& shape, float* scratch,
+                      int* tickets, T* out, int ldo, cudaStream_t s);
 // Floats of `scratch` (the splits' partial sums) and ints of `tickets` (a counter per row and head,
 // indexed alike for every shape) decode_attention needs for a shape and any smaller one. The tickets
 // must be zeroed once before their first use; each launch leaves them at 0.

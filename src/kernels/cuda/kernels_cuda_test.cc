@@ -210,7 +210,7 @@ TEST_F(CudaKernels, DecodeAttentionReadsOnlyTheFilledPrefix) {
       DeviceBuffer<float> dq, dbias, dk, dv, dout(q.size()), scratch(decode_attention_scratch(shape));
       DeviceBuffer<int> length, tickets(decode_attention_tickets(shape));
       AURIS_CUDA_CHECK(cudaMemset(tickets.data(), 0, tickets.size() * sizeof(int)));
-      dq.upload(q), dbias.upload(bias), dk.upload(k), dv.upload(v), length.upload(std::vector<int>{n_kv});
+      dq.upload(q), dbias.upload(bias), dk.upload(k), dv.upload(v), length.upload(std::vector<int>(rows, n_kv));
       std::vector<float> biased = q;
       for (size_t i = 0; i < biased.size(); ++i) biased[i] += bias[i % width];
       std::vector<float> expected(q.size()), attention_scratch;
@@ -227,8 +227,8 @@ TEST_F(CudaKernels, DecodeAttentionReadsOnlyTheFilledPrefix) {
       }
       for (int run = 0; run < 2; ++run) {
         AURIS_CUDA_CHECK(cudaMemset(dout.data(), 0xff, dout.size() * sizeof(float)));  // NaN until written
-        decode_attention<float>(dq.data(), width, dbias.data(), dk.data(), dv.data(), length.data(), length.data(), shape,
-                                scratch.data(), tickets.data(), dout.data(), width, nullptr);
+        decode_attention<float>(dq.data(), width, dbias.data(), dk.data(), dv.data(), length.data(), length.data(), nullptr,
+                                shape, scratch.data(), tickets.data(), dout.data(), width, nullptr);
         const std::vector<float> out = download(dout, q.size());
         for (size_t i = 0; i < out.size(); ++i)
           ASSERT_NEAR(out[i], expected[i], 1e-4f) << (shared ? "cross " : "self ") << n_kv << " keys, run " << run << ", " << i;
@@ -237,11 +237,48 @@ TEST_F(CudaKernels, DecodeAttentionReadsOnlyTheFilledPrefix) {
       // tickets of (row 0, head) are where they were.
       if (shared) {
         AURIS_CUDA_CHECK(cudaMemset(dout.data(), 0xff, dout.size() * sizeof(float)));
-        decode_attention<float>(dq.data(), width, dbias.data(), dk.data(), dv.data(), length.data(), length.data(),
+        decode_attention<float>(dq.data(), width, dbias.data(), dk.data(), dv.data(), length.data(), length.data(), nullptr,
                                 {1, heads, capacity, true}, scratch.data(), tickets.data(), dout.data(), width, nullptr);
         const std::vector<float> out = download(dout, width);
         for (int i = 0; i < width; ++i) ASSERT_NEAR(out[i], expected[i], 1e-4f) << "one row after three, " << i;
       }
+    }
+  }
+}
+
+// The rows of several windows in one launch (a batched step): each self-attention row at its own
+// length in its own cache row, each cross-attention row over its own window's keys.
+TEST_F(CudaKernels, DecodeAttentionTakesEachRowsLengthAndWindow) {
+  const int rows = 3, heads = 2, d = 64, width = heads * d;
+  const std::vector<int> lengths{5, 130, 1}, windows{1, 0, 1}, cache_rows{3, 0, 2};
+  const std::vector<float> q = random(static_cast<size_t>(rows) * width, 60);
+  for (bool shared : {false, true}) {
+    const int capacity = shared ? 1500 : 448, n_windows = 2;
+    const long window_stride = static_cast<long>(heads) * capacity * d;
+    const size_t cache_size = shared ? n_windows * window_stride : static_cast<size_t>(4) * capacity * width;
+    const std::vector<float> k = random(cache_size, 61), v = random(cache_size, 62);
+    DecodeAttentionShape shape{rows, heads, capacity, shared, shared ? window_stride : 0};
+    DeviceBuffer<float> dq, dk, dv, dout(q.size()), scratch(decode_attention_scratch(shape));
+    DeviceBuffer<int> dlengths, dsources, tickets(decode_attention_tickets(shape));
+    AURIS_CUDA_CHECK(cudaMemset(tickets.data(), 0, tickets.size() * sizeof(int)));
+    const std::vector<int> n_kv = shared ? std::vector<int>(rows, capacity) : lengths;
+    dq.upload(q), dk.upload(k), dv.upload(v), dlengths.upload(n_kv), dsources.upload(shared ? windows : cache_rows);
+    decode_attention<float>(dq.data(), width, nullptr, dk.data(), dv.data(), dlengths.data(), dlengths.data(),
+                            dsources.data(), shape, scratch.data(), tickets.data(), dout.data(), width, nullptr);
+    const std::vector<float> out = download(dout, q.size());
+    std::vector<float> expected(width), attention_scratch;
+    for (int r = 0; r < rows; ++r) {
+      AttentionInput in{q.data() + static_cast<size_t>(r) * width, width, 1, nullptr, width, nullptr, width, n_kv[r], heads, d};
+      if (shared) {
+        in.k = k.data() + windows[r] * window_stride, in.v = v.data() + windows[r] * window_stride, in.ldk = in.ldv = d;
+        in.k_head_stride = in.v_head_stride = static_cast<long>(capacity) * d;
+      } else {
+        in.k = k.data() + static_cast<size_t>(cache_rows[r]) * capacity * width;
+        in.v = v.data() + static_cast<size_t>(cache_rows[r]) * capacity * width;
+      }
+      ::auris::attention(in, expected.data(), width, attention_scratch);
+      for (int i = 0; i < width; ++i)
+        ASSERT_NEAR(out[static_cast<size_t>(r) * width + i], expected[i], 1e-4f) << (shared ? "cross" : "self") << " row " << r;
     }
   }
 }
@@ -254,8 +291,8 @@ TEST_F(CudaKernels, DecodeAttentionInHalfPrecision) {
   DeviceBuffer<__half> dq, dk, dv, dout(q.size());
   DeviceBuffer<float> partial(decode_attention_scratch({rows, heads, capacity, false}));
   DeviceBuffer<int> length;
-  dq.upload(to_half(q)), dk.upload(to_half(k)), dv.upload(to_half(v)), length.upload(std::vector<int>{n_kv});
-  decode_attention<__half>(dq.data(), width, nullptr, dk.data(), dv.data(), length.data(), length.data(),
+  dq.upload(to_half(q)), dk.upload(to_half(k)), dv.upload(to_half(v)), length.upload(std::vector<int>(rows, n_kv));
+  decode_attention<__half>(dq.data(), width, nullptr, dk.data(), dv.data(), length.data(), length.data(), nullptr,
                            {rows, heads, capacity, false}, partial.data(), nullptr, dout.data(), width, nullptr);
   const std::vector<float> out = from_half(download(dout, q.size()));
   std::vector<float> expected(q.size()), scratch;

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "auris/model.h"
+#include "whisper/batch_passes.h"
 #include "whisper/window_engine.h"
 #include "whisper/whisper_model.h"
 
@@ -25,11 +26,13 @@ struct CudaBackend {
   size_t (*decode_weight_bytes)(const CudaWeights& weights);
   // An engine (encoder, cross K/V, decoder with CUDA-graph steps) over uploaded weights.
   std::unique_ptr<WindowEngine> (*make_engine)(std::shared_ptr<const CudaWeights> weights);
+  // A batch's windows, `slots` of them, whose steps share one weight read (batch/window_batch.h).
+  std::unique_ptr<BatchPasses> (*make_batch_passes)(std::shared_ptr<const CudaWeights> weights, int slots);
 };
 
 // Changes whenever CudaBackend or a type it passes changes layout: a plugin from another build is
 // refused rather than called.
-constexpr int kCudaBackendAbi = 1;
+constexpr int kCudaBackendAbi = 2;
 
 }  // namespace auris
 

@@ -1,8 +1,11 @@
-// The CUDA engine for one window: the encoder on cuBLAS, the window's cross-attention K/V computed
-// once and kept head-major on the device, a prefill, and decode steps captured as one CUDA graph per
-// batch-size bucket and replayed: between steps the host writes only the new tokens, the cache
-// length and the step's filter rules (read by the graph's kernels from fixed device addresses), and
-// reads back each row's proposed tokens, which the graph's tail chose from the filtered logits.
+// The CUDA engine for one window, or for a batch's slots of windows: the encoder on cuBLAS, each
+// window's cross-attention K/V computed once and kept head-major on the device, a prefill, and
+// decode steps captured as one CUDA graph per row-count bucket and replayed: between steps the host
+// writes only the new tokens, each row's cache row, position, length and window, and the step's
+// filter rules (read by the graph's kernels from fixed device addresses), and reads back each row's
+// proposed tokens, which the graph's tail chose from the filtered logits. A batch's step takes the
+// rows of every slot at once, so its weights are read once for all of them (BatchPasses); its rows'
+// logits come back to the host, whose filters run per window.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,6 +19,7 @@
 #include "kernels/cuda/kernels.h"
 #include "whisper/cuda/cuda_weights.h"
 #include "whisper/cuda/cuda_window_engine.h"
+#include "whisper/batch_passes.h"
 #include "whisper/cuda/step_tail_rules.h"
 #include "whisper/inference_calls.h"
 #include "whisper/layer_sequence.h"
@@ -28,7 +32,7 @@ using cuda::DecodeAttentionShape;
 using cuda::DeviceBuffer;
 
 constexpr int kHead = 64;
-constexpr int kMaxBucket = 32;  // rows one captured step takes at most (beams x best-of)
+constexpr int kMaxBucket = 64;  // rows one captured step takes at most (every slot's beams or best-of)
 constexpr size_t kBlasWorkspaceBytes = 32u << 20;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -82,21 +86,29 @@ class Graph {
   cudaGraphExec_t exec_ = nullptr;
 };
 
-// The step's inputs at fixed device addresses: tokens, positions, cache rows, and the cache length.
+// The step's inputs at fixed device addresses, a value per row.
 struct StepInputs {
   int tokens[kMaxBucket];
   int positions[kMaxBucket];
-  int rows[kMaxBucket];
-  int n_kv;       // keys a step reads: the filled prefix, this step's position included
-  int n_visible;  // keys that count (n_kv, but the full-cache ablation reads all 448 and masks)
-  int n_ctx;      // the window's 1500 cross-attention keys
+  int rows[kMaxBucket];       // the row's self-attention cache row
+  int n_kv[kMaxBucket];       // keys it reads: its window's filled prefix, this step's position included
+  int n_visible[kMaxBucket];  // keys that count (n_kv, but the full-cache ablation reads all 448 and masks)
+  int n_ctx[kMaxBucket];      // its window's 1500 cross-attention keys
+  int windows[kMaxBucket];    // its window's slot
   cuda::StepTailInputs tail;  // the logit filters and the choice, for the step's tail
 };
 
+// One slot's rows in a step.
+struct StepPart {
+  int slot;
+  std::vector<int> tokens;  // each row's newest token
+};
+
+// As a WindowEngine it decodes slot 0's window; as BatchPasses, every slot's.
 template <typename T>
-class CudaWindowEngine final : public WindowEngine {
+class CudaWindowEngine final : public WindowEngine, public BatchPasses {
  public:
-  explicit CudaWindowEngine(std::shared_ptr<const CudaWeights> weights)
+  CudaWindowEngine(std::shared_ptr<const CudaWeights> weights, int slots)
       : holder_(std::move(weights)),
         w_(static_cast<const cuda::WeightsOf<T>&>(*holder_)),
         d_(w_.dims),
@@ -105,7 +117,12 @@ class CudaWindowEngine final : public WindowEngine {
         host_inputs_(1),
         host_logits_(static_cast<size_t>(kMaxBucket) * d_.n_vocab),
         host_tail_tokens_(static_cast<size_t>(kMaxBucket) * cuda::kStepTailMaxK),
-        host_tail_logprobs_(static_cast<size_t>(kMaxBucket) * cuda::kStepTailMaxK) {
+        host_tail_logprobs_(static_cast<size_t>(kMaxBucket) * cuda::kStepTailMaxK),
+        slots_(slots),
+        lengths_(slots, 0),
+        prefilled_rows_(slots, 0),
+        has_window_(slots, 0),
+        pending_reorders_(slots) {
     const size_t ctx = d_.n_audio_ctx, aw = d_.n_audio_state, tw = d_.n_text_state, text_ctx = d_.n_text_ctx;
     const size_t frames = 2 * ctx, rows = std::max(frames, text_ctx);
     // Encoder workspaces (the decoder's share them: a window's decode follows its encoding).
@@ -124,12 +141,12 @@ class CudaWindowEngine final : public WindowEngine {
     encoder_out_.resize(ctx * aw);
     const size_t kv_width = static_cast<size_t>(w_.cross_kv_all_layers.out);
     kv_projected_.resize(ctx * kv_width);
-    cross_.resize(ctx * kv_width);
+    cross_.resize(static_cast<size_t>(slots) * ctx * kv_width);
     inputs_.resize(1);
     logits_.resize(static_cast<size_t>(std::max<int>(kMaxBucket, 2)) * d_.n_vocab);
-    masked_logits_.resize(static_cast<size_t>(kMaxBucket) * d_.n_vocab);
-    tail_tokens_.resize(static_cast<size_t>(kMaxBucket) * cuda::kStepTailMaxK);
-    tail_logprobs_.resize(static_cast<size_t>(kMaxBucket) * cuda::kStepTailMaxK);
+    masked_logits_.resize(static_cast<size_t>(cuda::kStepTailMaxRows) * d_.n_vocab);
+    tail_tokens_.resize(static_cast<size_t>(cuda::kStepTailMaxRows) * cuda::kStepTailMaxK);
+    tail_logprobs_.resize(static_cast<size_t>(cuda::kStepTailMaxRows) * cuda::kStepTailMaxK);
     partial_.resize(std::max(
         cuda::decode_attention_scratch({kMaxBucket, d_.n_text_head, d_.n_text_ctx, false}),
         cuda::decode_attention_scratch({kMaxBucket, d_.n_text_head, d_.n_audio_ctx, true})));
@@ -137,10 +154,13 @@ class CudaWindowEngine final : public WindowEngine {
     AURIS_CUDA_CHECK(cudaMemsetAsync(tickets_.data(), 0, tickets_.size() * sizeof(int), stream()));
   }
 
-  void set_window(const LogMel& window) override;
+  // WindowEngine, over slot 0.
+  void set_window(const LogMel& window) override { encode_slot(0, window); }
   void alignment_pass(const std::vector<int>& tokens, const std::vector<int>& logit_positions,
                       const std::vector<std::pair<int, int>>& heads, std::vector<float>& logits,
-                      std::vector<float>& cross_scores) override;
+                      std::vector<float>& cross_scores) override {
+    align(0, tokens, logit_positions, heads, logits, cross_scores);
+  }
   EngineCounters counters() const override;
   void set_ablations(const EngineAblations& ablations) override {
     ablations_ = ablations;
@@ -152,32 +172,65 @@ class CudaWindowEngine final : public WindowEngine {
   bool propose(const std::vector<std::vector<int>>& tokens, const StepRules& rules, Selection selection, int k,
                StepProposals& out) override;
   void rearrange_kv_cache(const std::vector<int>& source_rows) override;
-  void reset() override { length_ = 0; }
+  void reset() override { reset(0); }
   int n_vocab() const override { return d_.n_vocab; }
+
+  // BatchPasses. A slot's reorder waits for its next decode or alignment pass, which the batch's
+  // one serving thread runs: slot threads may reorder side by side, and the stream is shared.
+  int slots() const override { return slots_; }
+  void encode(std::vector<Encode>& windows) override;
+  void decode(std::vector<Decode>& calls) override;
+  void align(int slot, const std::vector<int>& tokens, const std::vector<int>& logit_positions,
+             const std::vector<std::pair<int, int>>& heads, std::vector<float>& logits,
+             std::vector<float>& cross_scores) override;
+  void rearrange(int slot, const std::vector<int>& source_rows) override {
+    check_reorder(slot, source_rows);
+    pending_reorders_[slot] = source_rows;
+  }
+  void reset(int slot) override {
+    lengths_[slot] = 0;
+    pending_reorders_[slot].clear();
+  }
+  bool has_window(int slot) const override { return has_window_[slot] != 0; }
 
  private:
   cudaStream_t stream() const { return stream_.get(); }
-  size_t self_cache_layer_size() const { return static_cast<size_t>(max_rows_) * d_.n_text_ctx * d_.n_text_state; }
+  // The self-attention cache: per layer, rows_per_slot_ rows for each slot, then one row that a
+  // step's padding rows write and read.
+  int cache_rows() const { return slots_ * rows_per_slot_ + 1; }
+  int padding_row() const { return slots_ * rows_per_slot_; }
+  size_t cache_row_size() const { return static_cast<size_t>(d_.n_text_ctx) * d_.n_text_state; }
+  size_t self_cache_layer_size() const { return cache_rows() * cache_row_size(); }
   T* self_keys(int layer) { return self_k_.data() + layer * self_cache_layer_size(); }
   T* self_values(int layer) { return self_v_.data() + layer * self_cache_layer_size(); }
-  const T* cross_keys(int layer) const {
-    return cross_.data() + static_cast<size_t>(layer) * 2 * d_.n_audio_ctx * d_.n_text_state;
+  // Each slot's cross K/V, all layers: [layers][K|V][heads][n_ctx][64].
+  size_t window_stride() const { return static_cast<size_t>(d_.n_audio_ctx) * w_.cross_kv_all_layers.out; }
+  const T* cross_keys(int layer, int slot = 0) const {
+    return cross_.data() + slot * window_stride() + static_cast<size_t>(layer) * 2 * d_.n_audio_ctx * d_.n_text_state;
   }
-  const T* cross_values(int layer) const {
-    return cross_keys(layer) + static_cast<size_t>(d_.n_audio_ctx) * d_.n_text_state;
+  const T* cross_values(int layer, int slot = 0) const {
+    return cross_keys(layer, slot) + static_cast<size_t>(d_.n_audio_ctx) * d_.n_text_state;
   }
 
   struct PassOps;  // the layers' ops (layer_sequence.h) on the device
-  void compute_cross_kv();
+  void encode_slot(int slot, const LogMel& window);
+  void compute_cross_kv(int slot);
+  // Room for `rows` rows a slot; the slots' filled caches move to the wider layout.
   void ensure_rows(int rows);
+  // A slot's Inference::logits at its prefill: the prompt once, its logits every row's.
+  void prefill_call_of(int slot, const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
+                       const std::vector<int>& extra_positions, std::vector<float>* extra_logits_out);
   // capture_heads: (layer, head) pairs whose pre-softmax cross-attention scores q·k/sqrt(d_head) go
   // to *capture_out, [heads x tokens x n_audio_ctx] (the alignment pass).
-  void prefill(const std::vector<int>& tokens, const std::vector<int>& positions, std::vector<float>& logits,
+  void prefill(int slot, const std::vector<int>& tokens, const std::vector<int>& positions, std::vector<float>& logits,
                const std::vector<std::pair<int, int>>* capture_heads = nullptr, std::vector<float>* capture_out = nullptr);
-  // One decode step through the bucket's graph, its tail as host_inputs_'s says; the logits come
-  // back only where `logits` is given.
-  void step(const std::vector<int>& tokens, std::vector<float>* logits);
-  void copy_rows(const std::vector<int>& source_rows);
+  // One decode step of the parts' rows through the bucket's graph, its tail as host_inputs_'s says;
+  // the logits ([rows x n_vocab], the parts' rows in order) come back only where `logits` is given.
+  void step(const std::vector<StepPart>& parts, std::vector<float>* logits);
+  void check_reorder(int slot, const std::vector<int>& source_rows) const;
+  // Row i of the slot continues from its row source_rows[i]'s filled prefix.
+  void copy_rows(int slot, const std::vector<int>& source_rows);
+  void apply_pending_reorder(int slot);
 
   // y = x W^T: a decode step's few rows through the own gemv kernel, more through cuBLAS. Counts the
   // rows in tally_.
@@ -233,9 +286,12 @@ class CudaWindowEngine final : public WindowEngine {
   // count while it is captured.
   std::map<const void*, long long> rows_multiplied_;
   std::map<const void*, long long>* tally_ = &rows_multiplied_;
-  int max_rows_ = 0;  // rows the self-attention cache holds
-  int length_ = 0;    // filled positions
-  bool has_window_ = false;
+  const int slots_;
+  int rows_per_slot_ = 0;          // rows of the self-attention cache each slot has
+  std::vector<int> lengths_;       // each slot's filled positions
+  std::vector<int> prefilled_rows_;  // each slot's rows since its prefill
+  std::vector<char> has_window_;   // a slot's window is encoded (a byte each: slot threads read theirs)
+  std::vector<std::vector<int>> pending_reorders_;  // a slot's reorder, for its next pass
   EngineAblations ablations_;
   EngineCounters counters_;
   cuda::EventTimer timer_;  // around the stage running now: encoder, prefill or step
@@ -249,8 +305,9 @@ class CudaWindowEngine final : public WindowEngine {
 };
 
 template <typename T>
-void CudaWindowEngine<T>::set_window(const LogMel& window) {
+void CudaWindowEngine<T>::encode_slot(int slot, const LogMel& window) {
   const int ctx = d_.n_audio_ctx, width = d_.n_audio_state, frames = 2 * ctx, mels = d_.n_mels;
+  has_window_[slot] = 0;  // until this window is encoded
   if (window.n_mels != mels || window.n_frames != frames)
     throw Error("encoder expects a log-mel window of " + std::to_string(mels) + " x " + std::to_string(frames) +
                 ", got " + std::to_string(window.n_mels) + " x " + std::to_string(window.n_frames));
@@ -274,9 +331,9 @@ void CudaWindowEngine<T>::set_window(const LogMel& window) {
   counters_.encoder_seconds += seconds_since(start);
   keep_device_time(counters_.encoder_device_ms, timer_);
   ++counters_.encoder_windows;
-  compute_cross_kv();
-  has_window_ = true;
-  reset();
+  compute_cross_kv(slot);
+  has_window_[slot] = 1;
+  reset(slot);
 }
 
 // The ops of layer_sequence.h on the device, over the engine's buffers, for an encoder pass, a
@@ -296,6 +353,7 @@ struct CudaWindowEngine<T>::PassOps {
   CudaWindowEngine& e;
   Pass pass;
   int rows;
+  int slot = 0;                 // kPrefill: whose window and cache
   const int* prompt = nullptr;  // kPrefill: tokens, positions and cache rows, `rows` of each
   const std::vector<int>* logit_positions = nullptr;  // kPrefill
   std::vector<float>* host_logits = nullptr;          // kPrefill: [positions x n_vocab]
@@ -402,9 +460,9 @@ struct CudaWindowEngine<T>::PassOps {
         cuda::append_kv<T>(qkv, rows, 3 * w, w, qkv_layer.bias_or_null(), in->rows, in->positions, e.self_keys(layer),
                            e.self_values(layer), e.d_.n_text_ctx, s);
       }
-      cuda::decode_attention<T>(qkv, 3 * w, qkv_layer.bias_or_null(), e.self_keys(layer), e.self_values(layer), &in->n_kv,
-                                &in->n_visible, {rows, heads, e.d_.n_text_ctx, false}, e.partial_.data(), e.tickets_.data(),
-                                e.attended_.data(), w, s);
+      cuda::decode_attention<T>(qkv, 3 * w, qkv_layer.bias_or_null(), e.self_keys(layer), e.self_values(layer), in->n_kv,
+                                in->n_visible, in->rows, {rows, heads, e.d_.n_text_ctx, false}, e.partial_.data(),
+                                e.tickets_.data(), e.attended_.data(), w, s);
       return;
     }
     cuda::add_bias<T>(e.qkv_.data(), qkv_layer.bias_or_null(), rows, 3 * w, 3 * w, s);
@@ -422,14 +480,15 @@ struct CudaWindowEngine<T>::PassOps {
                                       e.attended_.data(), w);
       return;
     }
-    // A prefill: the prompt's K/V into cache row 0, then its queries over them, causally.
+    // A prefill: the prompt's K/V into the slot's first cache row, then its queries over them, causally.
     const int heads = e.d_.n_text_head;
+    const size_t own_rows = static_cast<size_t>(slot) * e.rows_per_slot_ * e.cache_row_size();
     cuda::append_kv<T>(qkv, rows, 3 * w, w, nullptr, prompt + 2 * rows, prompt + rows, e.self_keys(layer),
                        e.self_values(layer), e.d_.n_text_ctx, s);
-    e.blas_.template head_scores<T>({qkv, 3 * w, kHead}, {e.self_keys(layer), w, kHead}, rows, rows, kHead, heads,
+    e.blas_.template head_scores<T>({qkv, 3 * w, kHead}, {e.self_keys(layer) + own_rows, w, kHead}, rows, rows, kHead, heads,
                                     e.scores_.data());
     cuda::softmax_rows<T>(e.scores_.data(), heads * rows, rows, 0.125f, e.probabilities_.data(), s, rows, 0);
-    e.blas_.template head_values<T>(e.probabilities_.data(), {e.self_values(layer), w, kHead}, rows, rows, kHead, heads,
+    e.blas_.template head_values<T>(e.probabilities_.data(), {e.self_values(layer) + own_rows, w, kHead}, rows, rows, kHead, heads,
                                     e.attended_.data(), w);
   }
   void cross_attention(int layer, const cuda::DeviceLinear<T>& query) {
@@ -438,14 +497,15 @@ struct CudaWindowEngine<T>::PassOps {
     if (pass == Pass::kStep) {
       const StepInputs* in = e.inputs_.data();
       if (fused()) run_pending(e.projected_.data(), [](cuda::Gemv<T>&) {});
+      const long window_stride = static_cast<long>(e.window_stride());
       cuda::decode_attention<T>(e.projected_.data(), tw, query.bias_or_null(), e.cross_keys(layer), e.cross_values(layer),
-                                &in->n_ctx, &in->n_ctx, {rows, heads, ctx, true}, e.partial_.data(), e.tickets_.data(),
-                                e.attended_.data(), tw, s);
+                                in->n_ctx, in->n_ctx, in->windows, {rows, heads, ctx, true, window_stride},
+                                e.partial_.data(), e.tickets_.data(), e.attended_.data(), tw, s);
       return;
     }
     cuda::add_bias<T>(e.projected_.data(), query.bias_or_null(), rows, tw, tw, s);
     const long long head_stride = static_cast<long long>(ctx) * kHead;
-    e.blas_.template head_scores<T>({e.projected_.data(), tw, kHead}, {e.cross_keys(layer), kHead, head_stride}, rows, ctx,
+    e.blas_.template head_scores<T>({e.projected_.data(), tw, kHead}, {e.cross_keys(layer, slot), kHead, head_stride}, rows, ctx,
                                     kHead, heads, e.scores_.data());
     if (capture_heads) {
       const size_t per_head = static_cast<size_t>(rows) * ctx;
@@ -457,7 +517,7 @@ struct CudaWindowEngine<T>::PassOps {
       }
     }
     cuda::softmax_rows<T>(e.scores_.data(), heads * rows, ctx, 0.125f, e.probabilities_.data(), s);
-    e.blas_.template head_values<T>(e.probabilities_.data(), {e.cross_values(layer), kHead, head_stride}, rows, ctx, kHead,
+    e.blas_.template head_values<T>(e.probabilities_.data(), {e.cross_values(layer, slot), kHead, head_stride}, rows, ctx, kHead,
                                     heads, e.attended_.data(), tw);
   }
   void add_and_norm(const cuda::DeviceLinear<T>& l, const cuda::DeviceLayerNorm& ln) {
@@ -485,6 +545,7 @@ struct CudaWindowEngine<T>::PassOps {
         run(gemv_over(LayerBuffer::kNormed, e.w_.token_embedding, e.logits_.data()), e.w_.token_embedding);
       else
         e.linear(e.normed_.data(), rows, e.w_.token_embedding, e.logits_.data());
+      if (rows > cuda::kStepTailMaxRows) return;  // a batch's step: its logits go to the host
       cuda::step_tail(e.logits_.data(), rows, e.d_.n_vocab, &e.inputs_.data()->tail, e.masked_logits_.data(),
                       e.tail_tokens_.data(), e.tail_logprobs_.data(), s);
       const size_t proposals = static_cast<size_t>(rows) * cuda::kStepTailMaxK;  // rows x k, k at most this
@@ -510,14 +571,15 @@ struct CudaWindowEngine<T>::PassOps {
   }
 };
 
-// One projection of the encoder output for every decoder layer's K and V, regrouped head-major.
+// One projection of the encoder output for every decoder layer's K and V, regrouped head-major into
+// the slot's part of cross_.
 template <typename T>
-void CudaWindowEngine<T>::compute_cross_kv() {
+void CudaWindowEngine<T>::compute_cross_kv(int slot) {
   const auto start = std::chrono::steady_clock::now();
   const int ctx = d_.n_audio_ctx, kv_width = w_.cross_kv_all_layers.out;
   linear(encoder_out_.data(), ctx, w_.cross_kv_all_layers, kv_projected_.data());
   cuda::add_bias<T>(kv_projected_.data(), w_.cross_kv_all_layers.bias_or_null(), ctx, kv_width, kv_width, stream());
-  cuda::regroup_heads<T>(kv_projected_.data(), ctx, kv_width / kHead, cross_.data(), stream());
+  cuda::regroup_heads<T>(kv_projected_.data(), ctx, kv_width / kHead, cross_.data() + slot * window_stride(), stream());
   wait_for_device();
   counters_.cross_kv_seconds += seconds_since(start);
 }
@@ -525,47 +587,67 @@ void CudaWindowEngine<T>::compute_cross_kv() {
 template <typename T>
 void CudaWindowEngine<T>::ensure_rows(int rows) {
   if (rows > kMaxBucket)
-    throw Error("--device cuda decodes at most " + std::to_string(kMaxBucket) + " sequences at once (beam size x best of)");
+    throw Error("--device cuda decodes at most " + std::to_string(kMaxBucket) + " sequences of a window at once (beam size x best of)");
   const int needed = bucket_of(rows);
-  if (needed <= max_rows_) return;
-  max_rows_ = needed;
+  if (needed <= rows_per_slot_) return;
+  const int old_rows_per_slot = rows_per_slot_;
+  const size_t old_layer_size = old_rows_per_slot ? self_cache_layer_size() : 0;
+  rows_per_slot_ = needed;
   const size_t size = static_cast<size_t>(d_.n_text_layer) * self_cache_layer_size();
-  self_k_ = DeviceBuffer<T>(size);
-  self_v_ = DeviceBuffer<T>(size);
-  reorder_scratch_ = DeviceBuffer<T>(self_cache_layer_size());
-  AURIS_CUDA_CHECK(cudaMemsetAsync(self_k_.data(), 0, size * sizeof(T), stream()));
-  AURIS_CUDA_CHECK(cudaMemsetAsync(self_v_.data(), 0, size * sizeof(T), stream()));
+  DeviceBuffer<T> keys(size), values(size);
+  AURIS_CUDA_CHECK(cudaMemsetAsync(keys.data(), 0, size * sizeof(T), stream()));
+  AURIS_CUDA_CHECK(cudaMemsetAsync(values.data(), 0, size * sizeof(T), stream()));
+  // Other slots may be mid-decode: their rows move to the wider layout.
+  if (old_rows_per_slot) {
+    const size_t slot_bytes = old_rows_per_slot * cache_row_size() * sizeof(T);
+    for (int l = 0; l < d_.n_text_layer; ++l)
+      for (int slot = 0; slot < slots_; ++slot) {
+        const size_t from = l * old_layer_size + slot * old_rows_per_slot * cache_row_size();
+        const size_t to = l * self_cache_layer_size() + slot * rows_per_slot_ * cache_row_size();
+        AURIS_CUDA_CHECK(cudaMemcpyAsync(keys.data() + to, self_k_.data() + from, slot_bytes, cudaMemcpyDeviceToDevice, stream()));
+        AURIS_CUDA_CHECK(cudaMemcpyAsync(values.data() + to, self_v_.data() + from, slot_bytes, cudaMemcpyDeviceToDevice, stream()));
+      }
+  }
+  wait_for_device();  // the old buffers are freed next
+  self_k_ = std::move(keys);
+  self_v_ = std::move(values);
+  reorder_scratch_ = DeviceBuffer<T>(rows_per_slot_ * cache_row_size());
   source_rows_.resize(kMaxBucket);
   graphs_.clear();  // they point at the old cache
 }
 
 template <typename T>
+void CudaWindowEngine<T>::prefill_call_of(int slot, const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
+                                          const std::vector<int>& extra_positions, std::vector<float>* extra_logits_out) {
+  const PrefillCall call = prefill_call(tokens, extra_positions, extra_logits_out);
+  ensure_rows(call.rows);
+  std::vector<float> prefill_logits;
+  prefill(slot, call.prompt, call.logit_positions, prefill_logits);
+  copy_rows(slot, std::vector<int>(call.rows, 0));  // every row continues from the one prefilled prompt
+  prefilled_rows_[slot] = call.rows;
+  replicate_prefill_logits(call, prefill_logits, d_.n_vocab, logits_out, extra_logits_out);
+}
+
+template <typename T>
 void CudaWindowEngine<T>::logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& logits_out,
                                  const std::vector<int>& extra_positions, std::vector<float>* extra_logits_out) {
-  if (!has_window_) throw Error("decoder has no audio window: call set_window() first");
-  if (length_ == 0) {
-    const PrefillCall call = prefill_call(tokens, extra_positions, extra_logits_out);
-    ensure_rows(call.rows);
-    std::vector<float> prefill_logits;
-    prefill(call.prompt, call.logit_positions, prefill_logits);
-    copy_rows(std::vector<int>(call.rows, 0));  // every row continues from the one prefilled prompt
-    replicate_prefill_logits(call, prefill_logits, d_.n_vocab, logits_out, extra_logits_out);
-    return;
-  }
-  if (static_cast<int>(tokens.size()) > max_rows_) throw Error("more sequences than were prefilled");
+  if (!has_window_[0]) throw Error("decoder has no audio window: call set_window() first");
+  if (lengths_[0] == 0) return prefill_call_of(0, tokens, logits_out, extra_positions, extra_logits_out);
+  if (static_cast<int>(tokens.size()) > prefilled_rows_[0]) throw Error("more sequences than were prefilled");
   cuda::pack_no_tail(host_inputs_.data()->tail);
-  step(step_tokens(tokens, length_), &logits_out);
+  step({{0, step_tokens(tokens, lengths_[0])}}, &logits_out);
 }
 
 template <typename T>
 bool CudaWindowEngine<T>::propose(const std::vector<std::vector<int>>& tokens, const StepRules& rules, Selection selection,
                                   int k, StepProposals& out) {
-  // The prefill's logits, and rules or choices the tail's arrays cannot hold, go through the host.
-  if (!has_window_ || length_ == 0 || ablations_.host_step_tail) return false;
-  if (static_cast<int>(tokens.size()) > max_rows_) throw Error("more sequences than were prefilled");
+  // The prefill's logits, and rules, choices or rows the tail's arrays cannot hold, go through the host.
+  if (!has_window_[0] || lengths_[0] == 0 || ablations_.host_step_tail) return false;
+  if (static_cast<int>(tokens.size()) > prefilled_rows_[0]) throw Error("more sequences than were prefilled");
   if (rules.row_masks.size() != tokens.size()) throw Error("the step's rules are for another number of rows");
+  if (bucket_of(static_cast<int>(tokens.size())) > cuda::kStepTailMaxRows) return false;
   if (!cuda::pack_step_tail(rules, selection, k, host_inputs_.data()->tail)) return false;
-  step(step_tokens(tokens, length_), nullptr);
+  step({{0, step_tokens(tokens, lengths_[0])}}, nullptr);
   const size_t n = tokens.size() * k;  // [rows x k], as the tail wrote them
   out.k = k;
   out.tokens.assign(host_tail_tokens_.data(), host_tail_tokens_.data() + n);
@@ -575,26 +657,89 @@ bool CudaWindowEngine<T>::propose(const std::vector<std::vector<int>>& tokens, c
 }
 
 template <typename T>
-void CudaWindowEngine<T>::alignment_pass(const std::vector<int>& tokens, const std::vector<int>& logit_positions,
-                                         const std::vector<std::pair<int, int>>& heads, std::vector<float>& logits,
-                                         std::vector<float>& cross_scores) {
-  if (!has_window_) throw Error("decoder has no audio window: call set_window() first");
+void CudaWindowEngine<T>::encode(std::vector<Encode>& windows) {
+  for (Encode& w : windows) {
+    try {
+      encode_slot(w.slot, *w.window);
+    } catch (...) {
+      w.error = std::current_exception();
+    }
+  }
+}
+
+// Prefills one slot at a time (each a prompt of its own, through cuBLAS), then every stepping
+// slot's rows in one step (in chunks of kMaxBucket rows where they are more).
+template <typename T>
+void CudaWindowEngine<T>::decode(std::vector<Decode>& calls) {
+  std::vector<StepPart> parts;
+  std::vector<Decode*> stepping;
+  for (Decode& call : calls) {
+    try {
+      if (!has_window_[call.slot]) throw Error("decoder has no audio window: call set_window() first");
+      apply_pending_reorder(call.slot);
+      const int length = lengths_[call.slot];
+      if (length == 0) {
+        prefill_call_of(call.slot, *call.rows, *call.logits, *call.extra_positions, call.extra_logits);
+        continue;
+      }
+      if (static_cast<int>(call.rows->size()) > prefilled_rows_[call.slot]) throw Error("more sequences than were prefilled");
+      if (length >= d_.n_text_ctx)
+        throw Error("decoder context is full: Whisper decodes at most " + std::to_string(d_.n_text_ctx) + " tokens");
+      std::vector<int> next = step_tokens(*call.rows, length);
+      for (int t : next)
+        if (t < 0 || t >= d_.n_vocab) throw Error("token id " + std::to_string(t) + " is outside the vocabulary");
+      parts.push_back({call.slot, std::move(next)});
+      stepping.push_back(&call);
+    } catch (...) {
+      call.error = std::current_exception();
+    }
+  }
+  cuda::pack_no_tail(host_inputs_.data()->tail);
+  std::vector<float> logits;
+  for (size_t first = 0; first < parts.size();) {
+    size_t end = first, rows = 0;
+    // A slot holds at most kMaxBucket rows (ensure_rows), so every chunk takes at least one part.
+    while (end < parts.size() && (end == first || rows + parts[end].tokens.size() <= static_cast<size_t>(kMaxBucket)))
+      rows += parts[end++].tokens.size();
+    const std::vector<StepPart> chunk(parts.begin() + first, parts.begin() + end);
+    try {
+      step(chunk, &logits);
+      const size_t n_vocab = static_cast<size_t>(d_.n_vocab);
+      size_t row = 0;
+      for (size_t i = first; i < end; ++i) {
+        const size_t n = parts[i].tokens.size();
+        stepping[i]->logits->assign(logits.begin() + row * n_vocab, logits.begin() + (row + n) * n_vocab);
+        row += n;
+      }
+    } catch (...) {
+      for (size_t i = first; i < end; ++i) stepping[i]->error = std::current_exception();
+    }
+    first = end;
+  }
+}
+
+template <typename T>
+void CudaWindowEngine<T>::align(int slot, const std::vector<int>& tokens, const std::vector<int>& logit_positions,
+                                const std::vector<std::pair<int, int>>& heads, std::vector<float>& logits,
+                                std::vector<float>& cross_scores) {
+  if (!has_window_[slot]) throw Error("decoder has no audio window: call set_window() first");
   if (tokens.empty()) throw Error("alignment needs at least one token");
   for (const auto& [layer, head] : heads)
     if (layer < 0 || layer >= d_.n_text_layer || head < 0 || head >= d_.n_text_head)
       throw Error("alignment head (" + std::to_string(layer) + ", " + std::to_string(head) + ") is not in the model");
   for (int p : logit_positions)
     if (p < 0 || p >= static_cast<int>(tokens.size())) throw Error("prefill logits requested for a position outside the prompt");
+  pending_reorders_[slot].clear();  // the pass starts the cache over
   ensure_rows(1);
   cross_scores.assign(heads.size() * tokens.size() * d_.n_audio_ctx, 0.0f);
-  prefill(tokens, logit_positions, logits, &heads, &cross_scores);
+  prefill(slot, tokens, logit_positions, logits, &heads, &cross_scores);
   const float scale = 1.0f / std::sqrt(static_cast<float>(kHead));
   for (float& v : cross_scores) v *= scale;
-  length_ = 0;  // the pass is not a decode: the next logits() call starts a fresh prefill
+  lengths_[slot] = 0;  // the pass is not a decode: the next logits() call starts a fresh prefill
 }
 
 template <typename T>
-void CudaWindowEngine<T>::prefill(const std::vector<int>& tokens, const std::vector<int>& logit_positions,
+void CudaWindowEngine<T>::prefill(int slot, const std::vector<int>& tokens, const std::vector<int>& logit_positions,
                                   std::vector<float>& logits, const std::vector<std::pair<int, int>>* capture_heads,
                                   std::vector<float>* capture_out) {
   const int n = static_cast<int>(tokens.size());
@@ -603,44 +748,60 @@ void CudaWindowEngine<T>::prefill(const std::vector<int>& tokens, const std::vec
     if (t < 0 || t >= d_.n_vocab) throw Error("token id " + std::to_string(t) + " is outside the vocabulary");
   const auto start = std::chrono::steady_clock::now();
   cudaStream_t s = stream();
-  // The prompt's tokens and positions 0..n-1, all in cache row 0.
+  // The prompt's tokens and positions 0..n-1, all in the slot's first cache row.
   std::vector<int> staged(3 * static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) staged[i] = tokens[i], staged[n + i] = i, staged[2 * n + i] = 0;
+  for (int i = 0; i < n; ++i) staged[i] = tokens[i], staged[n + i] = i, staged[2 * n + i] = slot * rows_per_slot_;
   DeviceBuffer<int> prompt(staged.size());
   timer_.start(s);
   prompt.upload(staged, s);
-  PassOps ops{*this, PassOps::Pass::kPrefill, n, prompt.data(), &logit_positions, &logits, capture_heads, capture_out};
+  PassOps ops{*this, PassOps::Pass::kPrefill, n, slot, prompt.data(), &logit_positions, &logits, capture_heads, capture_out};
   decoder_pass(ops, w_.decoder_blocks, w_.decoder_ln);
   timer_.stop(s);
   wait_for_device();
-  length_ = n;
+  lengths_[slot] = n;
   ++counters_.prefills;
   counters_.prefill_seconds += seconds_since(start);
   keep_device_time(counters_.prefill_device_ms, timer_);
 }
 
 template <typename T>
-void CudaWindowEngine<T>::step(const std::vector<int>& tokens, std::vector<float>* logits) {
-  const int rows = static_cast<int>(tokens.size());
+void CudaWindowEngine<T>::step(const std::vector<StepPart>& parts, std::vector<float>* logits) {
+  int rows = 0;
+  for (const StepPart& p : parts) rows += static_cast<int>(p.tokens.size());
   const int bucket = bucket_of(rows);
-  if (length_ >= d_.n_text_ctx)
-    throw Error("decoder context is full: Whisper decodes at most " + std::to_string(d_.n_text_ctx) + " tokens");
-  for (int t : tokens)
-    if (t < 0 || t >= d_.n_vocab) throw Error("token id " + std::to_string(t) + " is outside the vocabulary");
+  for (const StepPart& p : parts) {
+    if (lengths_[p.slot] >= d_.n_text_ctx)
+      throw Error("decoder context is full: Whisper decodes at most " + std::to_string(d_.n_text_ctx) + " tokens");
+    for (int t : p.tokens)
+      if (t < 0 || t >= d_.n_vocab) throw Error("token id " + std::to_string(t) + " is outside the vocabulary");
+  }
   const auto start = std::chrono::steady_clock::now();
   const long long waits_before = host_waits_;
   timer_.start(stream());
-  if (ablations_.recompute_cross_kv_each_step) compute_cross_kv();
-  // Padding rows repeat row 0's token into their own (unread) cache rows; the tail's rules are set.
+  if (ablations_.recompute_cross_kv_each_step) compute_cross_kv(0);  // the sequential engine's ablation: one slot
+  // Each row at its slot's length, in its slot's cache rows, over its slot's window; padding rows
+  // repeat the first row's token at position 0 in the padding row, which nothing else reads.
   StepInputs& in = *host_inputs_.data();
-  for (int r = 0; r < bucket; ++r) {
-    in.tokens[r] = tokens[r < rows ? r : 0];
-    in.positions[r] = length_;
-    in.rows[r] = r;
+  int r = 0;
+  for (const StepPart& p : parts) {
+    const int length = lengths_[p.slot];
+    for (size_t i = 0; i < p.tokens.size(); ++i, ++r) {
+      in.tokens[r] = p.tokens[i];
+      in.positions[r] = length;
+      in.rows[r] = p.slot * rows_per_slot_ + static_cast<int>(i);
+      in.n_kv[r] = ablations_.attend_full_self_cache ? d_.n_text_ctx : length + 1;
+      in.n_visible[r] = length + 1;
+      in.windows[r] = p.slot;
+    }
   }
-  in.n_kv = ablations_.attend_full_self_cache ? d_.n_text_ctx : length_ + 1;
-  in.n_visible = length_ + 1;
-  in.n_ctx = d_.n_audio_ctx;
+  for (; r < bucket; ++r) {
+    in.tokens[r] = in.tokens[0];
+    in.positions[r] = 0;
+    in.rows[r] = padding_row();
+    in.n_kv[r] = in.n_visible[r] = 1;
+    in.windows[r] = in.windows[0];
+  }
+  for (r = 0; r < bucket; ++r) in.n_ctx[r] = d_.n_audio_ctx;
   AURIS_CUDA_CHECK(cudaMemcpyAsync(inputs_.data(), &in, sizeof(StepInputs), cudaMemcpyHostToDevice, stream()));
   std::unique_ptr<Graph>& graph = graphs_[bucket];
   if (!graph) {
@@ -662,7 +823,7 @@ void CudaWindowEngine<T>::step(const std::vector<int>& tokens, std::vector<float
   timer_.stop(stream());
   wait_for_device();
   if (logits) logits->assign(host_logits_.data(), host_logits_.data() + n_logits);
-  ++length_;
+  for (const StepPart& p : parts) ++lengths_[p.slot];
   ++counters_.decode_steps;
   counters_.decode_rows += rows;
   counters_.decode_seconds += seconds_since(start);
@@ -686,28 +847,44 @@ EngineCounters CudaWindowEngine<T>::counters() const {
 }
 
 template <typename T>
-void CudaWindowEngine<T>::rearrange_kv_cache(const std::vector<int>& source_rows) {
+void CudaWindowEngine<T>::check_reorder(int slot, const std::vector<int>& source_rows) const {
+  const int rows = prefilled_rows_[slot];
+  if (static_cast<int>(source_rows.size()) > rows) throw Error("beam reorder names more rows than were prefilled");
   for (int r : source_rows)
-    if (r < 0 || r >= max_rows_) throw Error("beam reorder names a row out of range");
-  bool identity = true;
-  for (size_t i = 0; i < source_rows.size(); ++i) identity = identity && source_rows[i] == static_cast<int>(i);
+    if (r < 0 || r >= rows) throw Error("beam reorder names a row out of range");
+}
+
+template <typename T>
+void CudaWindowEngine<T>::rearrange_kv_cache(const std::vector<int>& source_rows) {
+  check_reorder(0, source_rows);
+  pending_reorders_[0] = source_rows;
   const long long waits_before = host_waits_;
-  if (!identity && length_ > 0) copy_rows(source_rows);
+  apply_pending_reorder(0);
   counters_.step_host_waits += host_waits_ - waits_before;
 }
 
-// Row i of every layer's self-attention cache continues from source_rows[i]'s filled prefix.
 template <typename T>
-void CudaWindowEngine<T>::copy_rows(const std::vector<int>& source_rows) {
-  const int rows = static_cast<int>(source_rows.size());
+void CudaWindowEngine<T>::apply_pending_reorder(int slot) {
+  std::vector<int> source_rows;
+  source_rows.swap(pending_reorders_[slot]);
+  bool identity = true;
+  for (size_t i = 0; i < source_rows.size(); ++i) identity = identity && source_rows[i] == static_cast<int>(i);
+  if (!identity && lengths_[slot] > 0) copy_rows(slot, source_rows);
+}
+
+template <typename T>
+void CudaWindowEngine<T>::copy_rows(int slot, const std::vector<int>& source_rows) {
+  const int rows = static_cast<int>(source_rows.size()), first = slot * rows_per_slot_;
   cudaStream_t s = stream();
-  source_rows_.upload(source_rows, s);
-  const size_t row_elements = static_cast<size_t>(d_.n_text_ctx) * d_.n_text_state;
+  std::vector<int> absolute(source_rows);
+  for (int& r : absolute) r += first;
+  source_rows_.upload(absolute, s);
+  const size_t row_bytes = cache_row_size() * sizeof(T);
   for (int l = 0; l < d_.n_text_layer; ++l)
     for (T* cache : {self_keys(l), self_values(l)}) {
-      cuda::gather_cache_rows<T>(cache, reorder_scratch_.data(), source_rows_.data(), rows, length_, d_.n_text_ctx,
+      cuda::gather_cache_rows<T>(cache, reorder_scratch_.data(), source_rows_.data(), rows, lengths_[slot], d_.n_text_ctx,
                                  d_.n_text_state, s);
-      AURIS_CUDA_CHECK(cudaMemcpyAsync(cache, reorder_scratch_.data(), rows * row_elements * sizeof(T),
+      AURIS_CUDA_CHECK(cudaMemcpyAsync(cache + first * cache_row_size(), reorder_scratch_.data(), rows * row_bytes,
                                        cudaMemcpyDeviceToDevice, s));
     }
   // No wait: the next pass runs after the copies on the same stream, and source_rows went to a
@@ -716,15 +893,41 @@ void CudaWindowEngine<T>::copy_rows(const std::vector<int>& source_rows) {
 
 }  // namespace
 
-std::unique_ptr<WindowEngine> cuda::make_window_engine(std::shared_ptr<const CudaWeights> weights) {
+namespace {
+
+template <template <typename> class Make>
+auto for_compute_type(std::shared_ptr<const CudaWeights> weights, int slots) {
   switch (weights->compute_type) {
-    case ComputeType::kFloat32: return std::make_unique<CudaWindowEngine<float>>(std::move(weights));
-    case ComputeType::kFloat16: return std::make_unique<CudaWindowEngine<__half>>(std::move(weights));
-    case ComputeType::kBfloat16: return std::make_unique<CudaWindowEngine<__nv_bfloat16>>(std::move(weights));
+    case ComputeType::kFloat32: return Make<float>::make(std::move(weights), slots);
+    case ComputeType::kFloat16: return Make<__half>::make(std::move(weights), slots);
+    case ComputeType::kBfloat16: return Make<__nv_bfloat16>::make(std::move(weights), slots);
     case ComputeType::kInt8:
     case ComputeType::kInt8Bfloat16: break;
   }
   throw Error("compute types int8 and int8_bfloat16 run on the CPU only: on CUDA use float16, bfloat16 or float32");
+}
+template <typename T>
+struct MakeEngine {
+  static std::unique_ptr<WindowEngine> make(std::shared_ptr<const CudaWeights> w, int slots) {
+    return std::make_unique<CudaWindowEngine<T>>(std::move(w), slots);
+  }
+};
+template <typename T>
+struct MakePasses {
+  static std::unique_ptr<BatchPasses> make(std::shared_ptr<const CudaWeights> w, int slots) {
+    return std::make_unique<CudaWindowEngine<T>>(std::move(w), slots);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<WindowEngine> cuda::make_window_engine(std::shared_ptr<const CudaWeights> weights) {
+  return for_compute_type<MakeEngine>(std::move(weights), 1);
+}
+
+std::unique_ptr<BatchPasses> cuda::make_batch_passes(std::shared_ptr<const CudaWeights> weights, int slots) {
+  if (slots < 1) throw Error("a batch needs at least one window, got " + std::to_string(slots));
+  return for_compute_type<MakePasses>(std::move(weights), slots);
 }
 
 }  // namespace auris

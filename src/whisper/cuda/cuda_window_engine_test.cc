@@ -3,9 +3,9 @@
 // graph (or, an ablation, on the host: the same tokens); fp16 and bf16 keep jfk's words, with
 // the encoder's attention through cuBLAS or fused; the cross K/V is projected once per window and
 // reused by every step, as the ops count it; the host waits for the device once a step; word
-// timestamps within 0.02 s of the CPU's; batched transcription's chunks, side by side on their own
-// engines, keep each file's text; the fused decode step keeps the tokens. Skipped, with the reason,
-// where no CUDA device is present.
+// timestamps within 0.02 s of the CPU's; batched windows, whose steps share one graph replay, keep
+// each file's text; the fused decode step keeps the tokens. Skipped, with the reason, where no CUDA
+// device is present.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -74,21 +74,30 @@ TEST_F(CudaEngine, Float32TokensEqualTheCpuEngines) {
   EXPECT_GE(c.self_qkv_rows, 4 * c.decode_rows) << "tiny.en's 4 layers project every row of every step";
 }
 
-// Batched transcription on CUDA runs its chunks side by side, each on its own engine: the same text
-// as each file transcribed alone on CUDA in batched mode's options (batch size 1).
-TEST_F(CudaEngine, BatchedChunksGiveTheTextsOfOneAtATime) {
-  const auto model = Model::load(path_, ComputeType::kFloat32, Device::kCuda);
+// Batched transcription on CUDA decodes its windows together, every step one graph replay over the
+// rows of every window: the same text as each file alone on CUDA in batched mode's options (batch
+// size 1), and in fp32 as the CPU's batch; the steps carried several windows' rows, and each
+// window's cross K/V was projected once.
+TEST_F(CudaEngine, BatchedWindowsShareStepsAndKeepTheirTexts) {
   const std::vector<std::string> files = clips();
-  auto texts_at = [&](int batch_size) {
+  auto texts_at = [&](Device device, int batch_size, EngineCounters* counters = nullptr) {
     std::vector<std::string> texts(files.size());
-    BatchTranscriber batch(model, batch_size);
+    BatchTranscriber batch(Model::load(path_, ComputeType::kFloat32, device), batch_size);
     batch.transcribe_files(files, TranscribeOptions{}, [&](size_t i, Transcript t) { texts[i] = t.text; },
                            [&](size_t i, const std::string& error) { ADD_FAILURE() << files[i] << ": " << error; });
+    if (counters) *counters = engine_counters(batch);
     return texts;
   };
-  const std::vector<std::string> alone = texts_at(1), batched = texts_at(4);
-  for (size_t i = 0; i < files.size(); ++i) EXPECT_EQ(batched[i], alone[i]) << files[i];
+  EngineCounters c;
+  const std::vector<std::string> alone = texts_at(Device::kCuda, 1), batched = texts_at(Device::kCuda, 4, &c);
+  const std::vector<std::string> cpu = texts_at(Device::kCpu, 4);
+  for (size_t i = 0; i < files.size(); ++i) {
+    EXPECT_EQ(batched[i], alone[i]) << files[i];
+    EXPECT_EQ(batched[i], cpu[i]) << files[i] << ": CUDA's batch against the CPU's";
+  }
   EXPECT_FALSE(alone[0].empty());
+  EXPECT_GT(c.decode_rows, c.decode_steps) << "steps carried the rows of several windows";
+  EXPECT_EQ(c.cross_kv_rows, 1500 * c.encoder_windows) << "one cross K/V projection per window";
 }
 
 TEST_F(CudaEngine, WordTimestampsMatchTheCpuEngines) {
