@@ -41,21 +41,25 @@ class CudaEngine : public ::testing::Test {
     files.insert(files.end(), hifitts.begin(), hifitts.end());
     return files;
   }
+  // fp32 greedy and beam-5 tokens of every clip, the CUDA transcriber's against the CPU's.
+  void expect_cpu_tokens(Transcriber& gpu, Transcriber& cpu, const std::string& what) {
+    for (const std::string& clip : clips()) {
+      const std::vector<float> samples = load_audio(clip);
+      for (int beam : {0, 5}) {
+        DecodingOptions options;
+        if (beam) options.beam_size = beam;
+        EXPECT_EQ(gpu.decode(samples, 16000, options).tokens, cpu.decode(samples, 16000, options).tokens)
+            << clip << " beam " << beam << what;
+      }
+    }
+  }
   std::string path_, data_;
 };
 
 TEST_F(CudaEngine, Float32TokensEqualTheCpuEngines) {
   Transcriber cpu(Model::load(path_, ComputeType::kFloat32, Device::kCpu));
   Transcriber gpu(Model::load(path_, ComputeType::kFloat32, Device::kCuda));
-  for (const std::string& clip : clips()) {
-    const std::vector<float> samples = load_audio(clip);
-    for (int beam : {0, 5}) {
-      DecodingOptions options;
-      if (beam) options.beam_size = beam;
-      EXPECT_EQ(gpu.decode(samples, 16000, options).tokens, cpu.decode(samples, 16000, options).tokens)
-          << clip << " beam " << beam;
-    }
-  }
+  expect_cpu_tokens(gpu, cpu, "");
   // Counted by the ops of the shared layer sequence as they run (a step's once per launch of its graph).
   const EngineCounters c = engine_counters(gpu);
   EXPECT_EQ(c.cross_kv_rows, 1500 * c.encoder_windows) << "one cross K/V projection per window";
@@ -148,15 +152,7 @@ TEST_F(CudaEngine, FusedDecodeStepKeepsTheTokens) {
     a.fused_decode_step = true;
     a.programmatic_launch = overlapped;
     set_engine_ablations(gpu, a);
-    for (const std::string& clip : clips()) {
-      const std::vector<float> samples = load_audio(clip);
-      for (int beam : {0, 5}) {
-        DecodingOptions options;
-        if (beam) options.beam_size = beam;
-        EXPECT_EQ(gpu.decode(samples, 16000, options).tokens, cpu.decode(samples, 16000, options).tokens)
-            << clip << " beam " << beam << (overlapped ? ", programmatic launch" : "");
-      }
-    }
+    expect_cpu_tokens(gpu, cpu, overlapped ? ", fused step, programmatic launch" : ", fused step");
     const EngineCounters c = engine_counters(gpu);
     EXPECT_EQ(c.step_host_waits, c.decode_steps);
     EXPECT_EQ(c.cross_query_rows, c.self_qkv_rows) << "the fused gemvs count their rows as the unfused ones";
