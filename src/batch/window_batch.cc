@@ -19,6 +19,11 @@ struct WindowBatch::Request {
   const std::vector<int>* extra_positions = nullptr;
   std::vector<float>* logits = nullptr;                    // kDecode, kAlign
   std::vector<float>* extra_logits = nullptr;
+  const StepRules* rules = nullptr;                        // kDecode, an Inference::propose call
+  Selection selection = Selection::kArgmax;
+  int k = 1;
+  StepProposals* proposals = nullptr;
+  bool proposed = false;
   const std::vector<int>* tokens = nullptr;                // kAlign
   const std::vector<int>* logit_positions = nullptr;
   const std::vector<std::pair<int, int>>* heads = nullptr;
@@ -56,6 +61,18 @@ class WindowBatch::SlotEngine : public WindowEngine {
     r.extra_positions = &extra_positions;
     r.extra_logits = extra_logits_out;
     batch_.post(slot_, r);
+  }
+  bool propose(const std::vector<std::vector<int>>& tokens, const StepRules& rules, Selection selection, int k,
+               StepProposals& out) override {
+    if (!batch_.passes_->proposes() || !batch_.passes_->has_window(slot_.index)) return false;
+    Request r;
+    r.kind = Request::Kind::kDecode;
+    r.rows = &tokens;
+    r.rules = &rules;
+    r.selection = selection;
+    r.k = k;
+    r.proposals = &out;
+    return batch_.post(slot_, r);
   }
   void alignment_pass(const std::vector<int>& tokens, const std::vector<int>& logit_positions,
                       const std::vector<std::pair<int, int>>& heads, std::vector<float>& logits,
@@ -98,15 +115,17 @@ WindowBatch::WindowBatch(const WhisperModel& model, int slots)
 
 WindowBatch::~WindowBatch() = default;
 
-void WindowBatch::post(Slot& slot, const Request& request) {
+bool WindowBatch::post(Slot& slot, const Request& request) {
   std::unique_lock lock(mutex_);
   slot.request = request;
   posted_.notify_one();
   served_.wait(lock, [&] { return slot.request.served; });
   const std::exception_ptr error = slot.request.error;
+  const bool proposed = slot.request.proposed;
   slot.request = Request();
   lock.unlock();
   if (error) std::rethrow_exception(error);
+  return proposed;
 }
 
 void WindowBatch::run(int jobs, const std::function<void(WindowEngine& engine, int job)>& work) {
@@ -207,14 +226,20 @@ void WindowBatch::serve(std::vector<Slot*>& posted) {
       encoding.push_back(s);
     }
     if (r.kind == Request::Kind::kDecode) {
-      decodes.push_back({s->index, r.rows, r.extra_positions, r.logits, r.extra_logits, nullptr});
+      BatchPasses::Decode d;
+      d.slot = s->index, d.rows = r.rows, d.extra_positions = r.extra_positions, d.logits = r.logits;
+      d.extra_logits = r.extra_logits, d.rules = r.rules, d.selection = r.selection, d.k = r.k, d.proposals = r.proposals;
+      decodes.push_back(d);
       decoding.push_back(s);
     }
   }
   if (!encodes.empty()) passes_->encode(encodes);
   for (size_t i = 0; i < encodes.size(); ++i) encoding[i]->request.error = encodes[i].error;
   if (!decodes.empty()) passes_->decode(decodes);
-  for (size_t i = 0; i < decodes.size(); ++i) decoding[i]->request.error = decodes[i].error;
+  for (size_t i = 0; i < decodes.size(); ++i) {
+    decoding[i]->request.error = decodes[i].error;
+    decoding[i]->request.proposed = decodes[i].proposed;
+  }
   for (Slot* s : posted) {
     Request& r = s->request;
     if (r.kind != Request::Kind::kAlign) continue;

@@ -58,7 +58,8 @@ class WindowBatch {
   struct Request;
 
   // Hands the coordinator a slot's request and blocks until it is served; rethrows its error.
-  void post(Slot& slot, const Request& request);
+  // Returns whether a propose request was proposed.
+  bool post(Slot& slot, const Request& request);
   // One round: every posted request served.
   void serve(std::vector<Slot*>& posted);
 

@@ -1,5 +1,6 @@
 // Every decoder pass of a batch carries the rows of several windows while the cross-attention K/V are
-// still computed once per window; one window's bad input fails that window alone. (That windows
+// still computed once per window; one window's bad input fails that window alone; proposals go
+// through passes that take them, and a refused one falls back to logits. (That windows
 // decoded together give what each gives alone: window_batch_concurrency_test.cc.)
 #include "batch/window_batch.h"
 
@@ -15,7 +16,10 @@
 #include "auris/error.h"
 #include "auris/transcribe.h"
 #include "decoding/decoding_task.h"
+#include "decoding/step_proposals.h"
+#include "decoding/step_rules.h"
 #include "test_support.h"
+#include "whisper/cpu_batch_passes.h"
 
 namespace auris {
 namespace {
@@ -111,6 +115,73 @@ TEST_F(WindowBatchTest, OneWindowsErrorLeavesTheOthersDecoded) {
   EXPECT_NE(outcome[2].find("error:"), std::string::npos) << outcome[2];
   EXPECT_NE(outcome[0].find("ask not what your country"), std::string::npos) << outcome[0];
   for (size_t i = 3; i < outcome.size(); ++i) EXPECT_EQ(outcome[i].rfind("error", 0), std::string::npos) << outcome[i];
+}
+
+// Passes that take Inference::propose calls (as the CUDA engine's do), made on the CPU: each propose
+// call proposes from the CPU's logits filtered on the host, but every third one is refused, so
+// that its slot asks for the step's logits next instead.
+class ProposingPasses final : public BatchPasses {
+ public:
+  ProposingPasses(const WhisperModel& model, int slots) : cpu_(model, slots) {}
+  int slots() const override { return cpu_.slots(); }
+  int n_vocab() const override { return cpu_.n_vocab(); }
+  bool proposes() const override { return true; }
+  void encode(std::vector<Encode>& windows) override { cpu_.encode(windows); }
+  void decode(std::vector<Decode>& calls) override {
+    std::vector<Decode> served;
+    std::vector<Decode*> origins;  // each served call's own
+    std::vector<std::vector<float>> logits(calls.size());
+    for (size_t i = 0; i < calls.size(); ++i) {
+      Decode& c = calls[i];
+      if (c.rules && ++propose_calls % 3 == 0) continue;  // refused: unproposed, nothing run
+      served.push_back(c);
+      if (c.rules) served.back().logits = &logits[i], served.back().rules = nullptr;
+      origins.push_back(&c);
+    }
+    cpu_.decode(served);
+    for (size_t i = 0; i < served.size(); ++i) {
+      Decode& c = *origins[i];
+      c.error = served[i].error;
+      if (!c.rules || c.error) continue;
+      std::vector<float>& l = *served[i].logits;
+      apply_step_rules(*c.rules, l, n_vocab());
+      propose_on_host(l, static_cast<int>(c.rules->row_masks.size()), n_vocab(), c.selection, c.k, *c.proposals);
+      c.proposed = true;
+      ++proposed;
+    }
+  }
+  void align(int slot, const std::vector<int>& tokens, const std::vector<int>& logit_positions,
+             const std::vector<std::pair<int, int>>& heads, std::vector<float>& logits,
+             std::vector<float>& cross_scores) override {
+    cpu_.align(slot, tokens, logit_positions, heads, logits, cross_scores);
+  }
+  void rearrange(int slot, const std::vector<int>& source_rows) override { cpu_.rearrange(slot, source_rows); }
+  void reset(int slot) override { cpu_.reset(slot); }
+  bool has_window(int slot) const override { return cpu_.has_window(slot); }
+  EngineCounters counters() const override { return cpu_.counters(); }
+
+  int propose_calls = 0, proposed = 0;
+
+ private:
+  CpuBatchPasses cpu_;
+};
+
+// A slot's propose call goes through the batch's passes, and one they refuse comes back as a
+// logits call: the same tokens as the batch without proposals, greedy and beam 5.
+TEST_F(WindowBatchTest, ProposalsGoThroughThePassesAndRefusalsFallBackToLogits) {
+  const WhisperModel& weights = model_impl(*model_).weights;
+  for (int beam : {0, 5}) {
+    DecodingOptions options;
+    if (beam) options.beam_size = beam;
+    auto passes = std::make_unique<ProposingPasses>(weights, 3);
+    ProposingPasses& proposing = *passes;
+    WindowBatch with_proposals(std::move(passes));
+    const std::vector<DecodingResult> proposed = decode_batched(3, options, &with_proposals);
+    const std::vector<DecodingResult> plain = decode_batched(3, options);
+    for (size_t i = 0; i < plain.size(); ++i) EXPECT_EQ(proposed[i].tokens, plain[i].tokens) << "clip " << i << ", beam " << beam;
+    EXPECT_GT(proposing.proposed, 0) << "beam " << beam;
+    EXPECT_GT(proposing.propose_calls, proposing.proposed) << "some were refused";
+  }
 }
 
 TEST(WindowBatch, NeedsAtLeastOneSlot) {

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "audio/mel.h"
+#include "decoding/step_proposals.h"
+#include "decoding/step_rules.h"
 #include "whisper/engine_counters.h"
 
 namespace auris {
@@ -23,19 +25,28 @@ class BatchPasses {
     std::exception_ptr error;  // set when the window could not be encoded
   };
   // A slot's Inference::logits call: its prefill when the slot's cache is empty (every row the same
-  // prompt), else a step (each row's newest token).
+  // prompt), else a step (each row's newest token). Or, where proposes(), its Inference::propose
+  // call (rules set): a step whose filters and choice run on the device, into *proposals, or, when
+  // the passes could not take it (proposed stays false), nothing at all.
   struct Decode {
-    int slot;
-    const std::vector<std::vector<int>>* rows;
-    const std::vector<int>* extra_positions;
-    std::vector<float>* logits;
-    std::vector<float>* extra_logits;
+    int slot = 0;
+    const std::vector<std::vector<int>>* rows = nullptr;
+    const std::vector<int>* extra_positions = nullptr;
+    std::vector<float>* logits = nullptr;
+    std::vector<float>* extra_logits = nullptr;
+    const StepRules* rules = nullptr;
+    Selection selection = Selection::kArgmax;
+    int k = 1;
+    StepProposals* proposals = nullptr;
+    bool proposed = false;
     std::exception_ptr error;  // set when this call failed; the others still ran
   };
 
   virtual ~BatchPasses() = default;
   virtual int slots() const = 0;
   virtual int n_vocab() const = 0;
+  // Whether decode() takes Inference::propose calls.
+  virtual bool proposes() const { return false; }
   // Encodes each window into its slot (which forgets its decode); a window that does not fit the
   // model fails alone.
   virtual void encode(std::vector<Encode>& windows) = 0;

@@ -108,6 +108,7 @@ void CpuBatchPasses::decode(std::vector<Decode>& calls) {
   long long rows = 0;
   bool any_prefill = false, any_step = false;
   for (Decode& call : calls) {
+    if (call.rules) continue;  // no propose calls (proposes() is false): left unproposed
     Slot& s = slots_[call.slot];
     try {
       if (!s.self || s.self->length() == 0) {

@@ -361,7 +361,7 @@ TEST_F(CudaKernels, StepTailChoosesAsTheHost) {
     StepProposals expected;
     propose_on_host(filtered, rows, n, selection, k, expected);
     StepTailInputs packed;
-    ASSERT_TRUE(pack_step_tail(rules, selection, k, packed));
+    ASSERT_TRUE(pack_step_tail({&rules}, selection, k, packed));
     AURIS_CUDA_CHECK(cudaMemcpy(in.data(), &packed, sizeof(packed), cudaMemcpyHostToDevice));
     step_tail(logits.data(), rows, n, in.data(), masked.data(), tokens.data(), logprobs.data(), nullptr);
     const std::vector<int> got = download(tokens, rows * k);
@@ -387,25 +387,66 @@ TEST(StepTailRules, PackOnlyWhatFits) {
   StepTailInputs packed;
   StepRules rules;
   rules.row_masks.resize(2);
-  EXPECT_TRUE(pack_step_tail(rules, Selection::kTopLogprobs, kStepTailMaxK, packed));
-  EXPECT_FALSE(pack_step_tail(rules, Selection::kTopLogprobs, kStepTailMaxK + 1, packed)) << "beams past 16";
-  EXPECT_FALSE(pack_step_tail(rules, Selection::kArgmax, 2, packed));
+  auto pack = [&](Selection selection, int k) { return pack_step_tail({&rules}, selection, k, packed); };
+  EXPECT_TRUE(pack(Selection::kTopLogprobs, kStepTailMaxK));
+  EXPECT_FALSE(pack(Selection::kTopLogprobs, kStepTailMaxK + 1)) << "beams past 16";
+  EXPECT_FALSE(pack(Selection::kArgmax, 2));
   rules.row_masks[1].resize(kStepTailMaxRanges + 1);
-  EXPECT_FALSE(pack_step_tail(rules, Selection::kArgmax, 1, packed));
+  EXPECT_FALSE(pack(Selection::kArgmax, 1));
   rules.row_masks[1].clear();
   rules.masked_tokens.resize(kStepTailMaxMaskedTokens + 1);
-  EXPECT_FALSE(pack_step_tail(rules, Selection::kArgmax, 1, packed));
-  rules.masked_tokens.resize(3, 9);
+  for (int i = 0; i <= kStepTailMaxMaskedTokens; ++i) rules.masked_tokens[i] = i;
+  EXPECT_FALSE(pack(Selection::kArgmax, 1));
+  rules.masked_tokens = {9, 10, 11};
   rules.row_masks.resize(kStepTailMaxRows + 1);
-  EXPECT_FALSE(pack_step_tail(rules, Selection::kArgmax, 1, packed));
+  EXPECT_FALSE(pack(Selection::kArgmax, 1));
   rules.row_masks.resize(1);
   rules.row_masks[0] = {{5, 9}};
-  ASSERT_TRUE(pack_step_tail(rules, Selection::kArgmax, 1, packed));
+  ASSERT_TRUE(pack(Selection::kArgmax, 1));
   EXPECT_EQ(packed.n_masked_tokens, 3);
   EXPECT_EQ(packed.n_ranges[0], 1);
   EXPECT_EQ(packed.ranges[0][0][1], 9);
   EXPECT_EQ(packed.timestamp_begin, -1);
   EXPECT_EQ(packed.argmax, 1);
+  EXPECT_FALSE(pack_step_tail({}, Selection::kArgmax, 1, packed));
+}
+
+// A batch's step packs every window's rules: each row masks exactly what its own window's rules
+// mask (the tokens all windows mask shared, a window's others as its rows' ranges, as a window at
+// its first step adds the blank tokens); windows whose timestamp rules differ go to the host.
+TEST(StepTailRules, WindowsKeepTheirOwnMasks) {
+  StepRules first, second, third;
+  first.masked_tokens = {3, 7, 220, 50256};  // suppress_blank's tokens on top of the shared ones
+  first.row_masks = {{{100, 200}}, {}};
+  second.masked_tokens = {7, 3};
+  second.row_masks = {{{0, 2}}};
+  third.masked_tokens = {3, 7, 8};
+  third.row_masks = {{}, {{400, 2147483647}}};
+  StepTailInputs packed;
+  ASSERT_TRUE(pack_step_tail({&first, &second, &third}, Selection::kTopLogprobs, 6, packed));
+  const int n_vocab = 51864;
+  auto masked_by_packed = [&](int row) {
+    std::vector<bool> masked(n_vocab, false);
+    for (int i = 0; i < packed.n_masked_tokens; ++i) masked[packed.masked_tokens[i]] = true;
+    for (int i = 0; i < packed.n_ranges[row]; ++i)
+      for (int t = std::max(0, packed.ranges[row][i][0]); t < std::min(n_vocab, packed.ranges[row][i][1]); ++t) masked[t] = true;
+    return masked;
+  };
+  auto masked_by_rules = [&](const StepRules& rules, int row) {
+    std::vector<float> logits(static_cast<size_t>(rules.row_masks.size()) * n_vocab, 0.0f);
+    apply_step_rules(rules, logits, n_vocab);
+    std::vector<bool> masked(n_vocab);
+    for (int t = 0; t < n_vocab; ++t) masked[t] = std::isinf(logits[static_cast<size_t>(row) * n_vocab + t]);
+    return masked;
+  };
+  int row = 0;
+  for (const StepRules* rules : {&first, &second, &third})
+    for (size_t r = 0; r < rules->row_masks.size(); ++r, ++row)
+      EXPECT_EQ(masked_by_packed(row), masked_by_rules(*rules, static_cast<int>(r))) << "row " << row;
+  EXPECT_EQ(packed.n_masked_tokens, 2) << "3 and 7, the tokens every window masks";
+  EXPECT_EQ(packed.k, 6);
+  second.timestamp_begin = 50364;
+  EXPECT_FALSE(pack_step_tail({&first, &second}, Selection::kTopLogprobs, 6, packed));
 }
 
 // The decode step's products for 1 to kGemvMaxRows rows, with and without bias and GELU, in fp32

@@ -192,6 +192,7 @@ class CudaWindowEngine final : public WindowEngine, public BatchPasses {
     pending_reorders_[slot].clear();
   }
   bool has_window(int slot) const override { return has_window_[slot] != 0; }
+  bool proposes() const override { return !ablations_.host_step_tail; }
 
  private:
   cudaStream_t stream() const { return stream_.get(); }
@@ -231,6 +232,8 @@ class CudaWindowEngine final : public WindowEngine, public BatchPasses {
   // Row i of the slot continues from its row source_rows[i]'s filled prefix.
   void copy_rows(int slot, const std::vector<int>& source_rows);
   void apply_pending_reorder(int slot);
+  bool pack_chunk_tail(const std::vector<StepPart>& parts, const std::vector<Decode*>& calls, size_t first, size_t end,
+                       std::vector<StepPart>& chunk, std::vector<Decode*>& members);
 
   // y = x W^T: a decode step's few rows through the own gemv kernel, more through cuBLAS. Counts the
   // rows in tally_.
@@ -646,7 +649,7 @@ bool CudaWindowEngine<T>::propose(const std::vector<std::vector<int>>& tokens, c
   if (static_cast<int>(tokens.size()) > prefilled_rows_[0]) throw Error("more sequences than were prefilled");
   if (rules.row_masks.size() != tokens.size()) throw Error("the step's rules are for another number of rows");
   if (bucket_of(static_cast<int>(tokens.size())) > cuda::kStepTailMaxRows) return false;
-  if (!cuda::pack_step_tail(rules, selection, k, host_inputs_.data()->tail)) return false;
+  if (!cuda::pack_step_tail({&rules}, selection, k, host_inputs_.data()->tail)) return false;
   step({{0, step_tokens(tokens, lengths_[0])}}, nullptr);
   const size_t n = tokens.size() * k;  // [rows x k], as the tail wrote them
   out.k = k;
@@ -668,16 +671,21 @@ void CudaWindowEngine<T>::encode(std::vector<Encode>& windows) {
 }
 
 // Prefills one slot at a time (each a prompt of its own, through cuBLAS), then every stepping
-// slot's rows in one step (in chunks of kMaxBucket rows where they are more).
+// slot's rows in one step, in chunks of kMaxBucket rows where they are more (kStepTailMaxRows where
+// a slot wants its proposals). Proposals come from the step's tail where every proposing slot in
+// the chunk chooses alike and their rules fit its arrays; otherwise those slots sit the step out,
+// unproposed, and ask for logits next.
 template <typename T>
 void CudaWindowEngine<T>::decode(std::vector<Decode>& calls) {
   std::vector<StepPart> parts;
   std::vector<Decode*> stepping;
+  bool any_proposing = false;
   for (Decode& call : calls) {
     try {
       if (!has_window_[call.slot]) throw Error("decoder has no audio window: call set_window() first");
       apply_pending_reorder(call.slot);
       const int length = lengths_[call.slot];
+      if (call.rules && length == 0) continue;  // the prefill's logits go through the host
       if (length == 0) {
         prefill_call_of(call.slot, *call.rows, *call.logits, *call.extra_positions, call.extra_logits);
         continue;
@@ -690,32 +698,88 @@ void CudaWindowEngine<T>::decode(std::vector<Decode>& calls) {
         if (t < 0 || t >= d_.n_vocab) throw Error("token id " + std::to_string(t) + " is outside the vocabulary");
       parts.push_back({call.slot, std::move(next)});
       stepping.push_back(&call);
+      any_proposing = any_proposing || call.rules;
     } catch (...) {
       call.error = std::current_exception();
     }
   }
-  cuda::pack_no_tail(host_inputs_.data()->tail);
-  std::vector<float> logits;
+  const size_t limit = any_proposing ? cuda::kStepTailMaxRows : kMaxBucket;
   for (size_t first = 0; first < parts.size();) {
+    // A slot holds at most kStepTailMaxRows rows where it proposes, so every chunk takes a part.
     size_t end = first, rows = 0;
-    // A slot holds at most kMaxBucket rows (ensure_rows), so every chunk takes at least one part.
-    while (end < parts.size() && (end == first || rows + parts[end].tokens.size() <= static_cast<size_t>(kMaxBucket)))
-      rows += parts[end++].tokens.size();
-    const std::vector<StepPart> chunk(parts.begin() + first, parts.begin() + end);
+    while (end < parts.size() && (end == first || rows + parts[end].tokens.size() <= limit)) rows += parts[end++].tokens.size();
+    std::vector<StepPart> chunk;
+    std::vector<Decode*> members;
+    const bool tail = pack_chunk_tail(parts, stepping, first, end, chunk, members);
+    first = end;
+    if (chunk.empty()) continue;
+    bool wants_logits = false;
+    for (Decode* m : members) wants_logits = wants_logits || !m->rules;
     try {
-      step(chunk, &logits);
+      std::vector<float> logits;
+      step(chunk, wants_logits ? &logits : nullptr);
+      if (tail) ++counters_.device_step_tails;
       const size_t n_vocab = static_cast<size_t>(d_.n_vocab);
       size_t row = 0;
-      for (size_t i = first; i < end; ++i) {
-        const size_t n = parts[i].tokens.size();
-        stepping[i]->logits->assign(logits.begin() + row * n_vocab, logits.begin() + (row + n) * n_vocab);
+      for (size_t i = 0; i < chunk.size(); ++i) {
+        Decode& m = *members[i];
+        const size_t n = chunk[i].tokens.size();
+        if (m.rules) {
+          const size_t k = static_cast<size_t>(m.k);
+          m.proposals->k = m.k;
+          m.proposals->tokens.assign(host_tail_tokens_.data() + row * k, host_tail_tokens_.data() + (row + n) * k);
+          m.proposals->logprobs.assign(host_tail_logprobs_.data() + row * k, host_tail_logprobs_.data() + (row + n) * k);
+          m.proposed = true;
+        } else {
+          m.logits->assign(logits.begin() + row * n_vocab, logits.begin() + (row + n) * n_vocab);
+        }
         row += n;
       }
     } catch (...) {
-      for (size_t i = first; i < end; ++i) stepping[i]->error = std::current_exception();
+      for (Decode* m : members) m->error = std::current_exception();
     }
-    first = end;
   }
+}
+
+// The parts [first, end) that step together, and the tail's inputs for them: the proposing parts'
+// rules packed (the others' rows take the first proposing part's shared masks, their proposals
+// unread) when they choose alike and fit, else no tail and the proposing parts left out. Returns
+// whether the step runs a tail.
+template <typename T>
+bool CudaWindowEngine<T>::pack_chunk_tail(const std::vector<StepPart>& parts, const std::vector<Decode*>& calls,
+                                          size_t first, size_t end, std::vector<StepPart>& chunk,
+                                          std::vector<Decode*>& members) {
+  const Decode* proposing = nullptr;
+  bool alike = true;
+  for (size_t i = first; i < end; ++i) {
+    const Decode* c = calls[i];
+    if (!c->rules) continue;
+    if (!proposing) proposing = c;
+    alike = alike && c->selection == proposing->selection && c->k == proposing->k &&
+            c->rules->row_masks.size() == parts[i].tokens.size();
+  }
+  std::vector<StepRules> unread;  // the rules of the parts that want logits
+  unread.reserve(end - first);
+  std::vector<const StepRules*> rules;
+  for (size_t i = first; i < end && proposing; ++i) {
+    if (calls[i]->rules) {
+      rules.push_back(calls[i]->rules);
+      continue;
+    }
+    StepRules& r = unread.emplace_back();
+    r.masked_tokens = proposing->rules->masked_tokens;
+    r.row_masks.resize(parts[i].tokens.size());
+    r.timestamp_begin = proposing->rules->timestamp_begin;
+    rules.push_back(&r);
+  }
+  const bool tail = proposing && alike && cuda::pack_step_tail(rules, proposing->selection, proposing->k, host_inputs_.data()->tail);
+  if (!tail) cuda::pack_no_tail(host_inputs_.data()->tail);
+  for (size_t i = first; i < end; ++i) {
+    if (calls[i]->rules && !tail) continue;  // unproposed: it asks for logits next
+    chunk.push_back(parts[i]);
+    members.push_back(calls[i]);
+  }
+  return tail;
 }
 
 template <typename T>

@@ -4,25 +4,51 @@
 
 namespace auris::cuda {
 
-bool pack_step_tail(const StepRules& rules, Selection selection, int k, StepTailInputs& out) {
-  const size_t rows = rules.row_masks.size();
-  if (rows > static_cast<size_t>(kStepTailMaxRows) || rules.masked_tokens.size() > static_cast<size_t>(kStepTailMaxMaskedTokens))
-    return false;
+bool pack_step_tail(const std::vector<const StepRules*>& parts, Selection selection, int k, StepTailInputs& out) {
+  if (parts.empty()) return false;
   if (k < 1 || k > kStepTailMaxK || (selection == Selection::kArgmax && k != 1)) return false;
-  for (const auto& masks : rules.row_masks)
-    if (masks.size() > static_cast<size_t>(kStepTailMaxRanges)) return false;
-  pack_no_tail(out);
-  std::copy(rules.masked_tokens.begin(), rules.masked_tokens.end(), out.masked_tokens);
-  out.n_masked_tokens = static_cast<int>(rules.masked_tokens.size());
-  for (size_t r = 0; r < rows; ++r) {
-    const auto& masks = rules.row_masks[r];
-    for (size_t i = 0; i < masks.size(); ++i) {
-      out.ranges[r][i][0] = masks[i].begin;
-      out.ranges[r][i][1] = masks[i].end;  // the kernel compares, so INT_MAX reads as "to the end"
-    }
-    out.n_ranges[r] = static_cast<int>(masks.size());
+  size_t rows = 0;
+  for (const StepRules* p : parts) {
+    rows += p->row_masks.size();
+    if (p->timestamp_begin != parts[0]->timestamp_begin) return false;
   }
-  out.timestamp_begin = rules.timestamp_begin.value_or(-1);
+  if (rows > static_cast<size_t>(kStepTailMaxRows)) return false;
+  auto sorted = [](std::vector<int> v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  };
+  std::vector<int> shared = sorted(parts[0]->masked_tokens);
+  for (const StepRules* p : parts) {
+    const std::vector<int> mine = sorted(p->masked_tokens);
+    std::vector<int> both;
+    std::set_intersection(shared.begin(), shared.end(), mine.begin(), mine.end(), std::back_inserter(both));
+    shared = std::move(both);
+  }
+  if (shared.size() > static_cast<size_t>(kStepTailMaxMaskedTokens)) return false;
+  pack_no_tail(out);
+  std::copy(shared.begin(), shared.end(), out.masked_tokens);
+  out.n_masked_tokens = static_cast<int>(shared.size());
+  size_t row = 0;
+  for (const StepRules* p : parts) {
+    std::vector<int> own;
+    const std::vector<int> mine = sorted(p->masked_tokens);
+    std::set_difference(mine.begin(), mine.end(), shared.begin(), shared.end(), std::back_inserter(own));
+    for (const auto& masks : p->row_masks) {
+      if (masks.size() + own.size() > static_cast<size_t>(kStepTailMaxRanges)) return false;
+      int n = 0;
+      for (const TokenRange& m : masks) {
+        out.ranges[row][n][0] = m.begin;
+        out.ranges[row][n++][1] = m.end;  // the kernel compares, so INT_MAX reads as "to the end"
+      }
+      for (int t : own) {
+        out.ranges[row][n][0] = t;
+        out.ranges[row][n++][1] = t + 1;
+      }
+      out.n_ranges[row++] = n;
+    }
+  }
+  out.timestamp_begin = parts[0]->timestamp_begin.value_or(-1);
   out.argmax = selection == Selection::kArgmax ? 1 : 0;
   out.k = k;
   return true;
