@@ -141,7 +141,7 @@ void gather_cache_rows(const T* src, T* dst, const int* source_rows, int rows, i
 
 // A decode step's tail, the logit filters and the choice (decoding/step_rules.h, step_proposals.h) as
 // fixed-size arrays, so that a captured step reads them from one device address.
-constexpr int kStepTailMaxRows = 32;
+constexpr int kStepTailMaxRows = 64;  // every row of a step (the engine's largest bucket)
 constexpr int kStepTailMaxRanges = 8;
 constexpr int kStepTailMaxMaskedTokens = 512;
 constexpr int kStepTailMaxK = 17;  // beam search's beam_size + 1, for beams of up to 16

@@ -19,6 +19,8 @@
 #include "kernels/cuda/kernels.h"
 #include "whisper/cuda/cuda_weights.h"
 #include "whisper/cuda/cuda_window_engine.h"
+#include "decoding/step_proposals.h"
+#include "decoding/step_rules.h"
 #include "whisper/batch_passes.h"
 #include "whisper/cuda/step_tail_rules.h"
 #include "whisper/inference_calls.h"
@@ -33,6 +35,7 @@ using cuda::DeviceBuffer;
 
 constexpr int kHead = 64;
 constexpr int kMaxBucket = 64;  // rows one captured step takes at most (every slot's beams or best-of)
+static_assert(kMaxBucket <= cuda::kStepTailMaxRows, "the step's tail takes every row of a step");
 constexpr size_t kBlasWorkspaceBytes = 32u << 20;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -232,8 +235,7 @@ class CudaWindowEngine final : public WindowEngine, public BatchPasses {
   // Row i of the slot continues from its row source_rows[i]'s filled prefix.
   void copy_rows(int slot, const std::vector<int>& source_rows);
   void apply_pending_reorder(int slot);
-  bool pack_chunk_tail(const std::vector<StepPart>& parts, const std::vector<Decode*>& calls, size_t first, size_t end,
-                       std::vector<StepPart>& chunk, std::vector<Decode*>& members);
+  bool pack_chunk_tail(const std::vector<StepPart>& chunk, const std::vector<Decode*>& members);
 
   // y = x W^T: a decode step's few rows through the own gemv kernel, more through cuBLAS. Counts the
   // rows in tally_.
@@ -548,7 +550,6 @@ struct CudaWindowEngine<T>::PassOps {
         run(gemv_over(LayerBuffer::kNormed, e.w_.token_embedding, e.logits_.data()), e.w_.token_embedding);
       else
         e.linear(e.normed_.data(), rows, e.w_.token_embedding, e.logits_.data());
-      if (rows > cuda::kStepTailMaxRows) return;  // a batch's step: its logits go to the host
       cuda::step_tail(e.logits_.data(), rows, e.d_.n_vocab, &e.inputs_.data()->tail, e.masked_logits_.data(),
                       e.tail_tokens_.data(), e.tail_logprobs_.data(), s);
       const size_t proposals = static_cast<size_t>(rows) * cuda::kStepTailMaxK;  // rows x k, k at most this
@@ -648,7 +649,6 @@ bool CudaWindowEngine<T>::propose(const std::vector<std::vector<int>>& tokens, c
   if (!has_window_[0] || lengths_[0] == 0 || ablations_.host_step_tail) return false;
   if (static_cast<int>(tokens.size()) > prefilled_rows_[0]) throw Error("more sequences than were prefilled");
   if (rules.row_masks.size() != tokens.size()) throw Error("the step's rules are for another number of rows");
-  if (bucket_of(static_cast<int>(tokens.size())) > cuda::kStepTailMaxRows) return false;
   if (!cuda::pack_step_tail({&rules}, selection, k, host_inputs_.data()->tail)) return false;
   step({{0, step_tokens(tokens, lengths_[0])}}, nullptr);
   const size_t n = tokens.size() * k;  // [rows x k], as the tail wrote them
@@ -671,26 +671,26 @@ void CudaWindowEngine<T>::encode(std::vector<Encode>& windows) {
 }
 
 // Prefills one slot at a time (each a prompt of its own, through cuBLAS), then every stepping
-// slot's rows in one step, in chunks of kMaxBucket rows where they are more (kStepTailMaxRows where
-// a slot wants its proposals). Proposals come from the step's tail where every proposing slot in
-// the chunk chooses alike and their rules fit its arrays; otherwise those slots sit the step out,
-// unproposed, and ask for logits next.
+// slot's rows in one step (in chunks of kMaxBucket rows where they are more). The proposing slots'
+// filters and choice run in the step's tail where they choose alike and their rules fit its arrays;
+// otherwise their rows' logits come back and the host filters and chooses, as the tail would.
 template <typename T>
 void CudaWindowEngine<T>::decode(std::vector<Decode>& calls) {
   std::vector<StepPart> parts;
   std::vector<Decode*> stepping;
-  bool any_proposing = false;
   for (Decode& call : calls) {
     try {
       if (!has_window_[call.slot]) throw Error("decoder has no audio window: call set_window() first");
       apply_pending_reorder(call.slot);
       const int length = lengths_[call.slot];
-      if (call.rules && length == 0) continue;  // the prefill's logits go through the host
+      if (call.rules && length == 0) continue;  // the prefill's logits go through the host: unproposed
       if (length == 0) {
         prefill_call_of(call.slot, *call.rows, *call.logits, *call.extra_positions, call.extra_logits);
         continue;
       }
       if (static_cast<int>(call.rows->size()) > prefilled_rows_[call.slot]) throw Error("more sequences than were prefilled");
+      if (call.rules && call.rules->row_masks.size() != call.rows->size())
+        throw Error("the step's rules are for another number of rows");
       if (length >= d_.n_text_ctx)
         throw Error("decoder context is full: Whisper decodes at most " + std::to_string(d_.n_text_ctx) + " tokens");
       std::vector<int> next = step_tokens(*call.rows, length);
@@ -698,23 +698,21 @@ void CudaWindowEngine<T>::decode(std::vector<Decode>& calls) {
         if (t < 0 || t >= d_.n_vocab) throw Error("token id " + std::to_string(t) + " is outside the vocabulary");
       parts.push_back({call.slot, std::move(next)});
       stepping.push_back(&call);
-      any_proposing = any_proposing || call.rules;
     } catch (...) {
       call.error = std::current_exception();
     }
   }
-  const size_t limit = any_proposing ? cuda::kStepTailMaxRows : kMaxBucket;
   for (size_t first = 0; first < parts.size();) {
-    // A slot holds at most kStepTailMaxRows rows where it proposes, so every chunk takes a part.
+    // A slot holds at most kMaxBucket rows (ensure_rows), so every chunk takes at least one part.
     size_t end = first, rows = 0;
-    while (end < parts.size() && (end == first || rows + parts[end].tokens.size() <= limit)) rows += parts[end++].tokens.size();
-    std::vector<StepPart> chunk;
-    std::vector<Decode*> members;
-    const bool tail = pack_chunk_tail(parts, stepping, first, end, chunk, members);
+    while (end < parts.size() && (end == first || rows + parts[end].tokens.size() <= static_cast<size_t>(kMaxBucket)))
+      rows += parts[end++].tokens.size();
+    const std::vector<StepPart> chunk(parts.begin() + first, parts.begin() + end);
+    const std::vector<Decode*> members(stepping.begin() + first, stepping.begin() + end);
     first = end;
-    if (chunk.empty()) continue;
+    const bool tail = pack_chunk_tail(chunk, members);
     bool wants_logits = false;
-    for (Decode* m : members) wants_logits = wants_logits || !m->rules;
+    for (const Decode* m : members) wants_logits = wants_logits || !m->rules || !tail;
     try {
       std::vector<float> logits;
       step(chunk, wants_logits ? &logits : nullptr);
@@ -724,15 +722,19 @@ void CudaWindowEngine<T>::decode(std::vector<Decode>& calls) {
       for (size_t i = 0; i < chunk.size(); ++i) {
         Decode& m = *members[i];
         const size_t n = chunk[i].tokens.size();
-        if (m.rules) {
+        if (m.rules && tail) {
           const size_t k = static_cast<size_t>(m.k);
           m.proposals->k = m.k;
           m.proposals->tokens.assign(host_tail_tokens_.data() + row * k, host_tail_tokens_.data() + (row + n) * k);
           m.proposals->logprobs.assign(host_tail_logprobs_.data() + row * k, host_tail_logprobs_.data() + (row + n) * k);
-          m.proposed = true;
+        } else if (m.rules) {
+          std::vector<float> own(logits.begin() + row * n_vocab, logits.begin() + (row + n) * n_vocab);
+          apply_step_rules(*m.rules, own, d_.n_vocab);
+          propose_on_host(own, static_cast<int>(n), d_.n_vocab, m.selection, m.k, *m.proposals);
         } else {
           m.logits->assign(logits.begin() + row * n_vocab, logits.begin() + (row + n) * n_vocab);
         }
+        m.proposed = m.rules != nullptr;
         row += n;
       }
     } catch (...) {
@@ -741,45 +743,34 @@ void CudaWindowEngine<T>::decode(std::vector<Decode>& calls) {
   }
 }
 
-// The parts [first, end) that step together, and the tail's inputs for them: the proposing parts'
-// rules packed (the others' rows take the first proposing part's shared masks, their proposals
-// unread) when they choose alike and fit, else no tail and the proposing parts left out. Returns
-// whether the step runs a tail.
+// The step's tail inputs for a chunk: the proposing parts' rules packed (the other parts' rows take
+// the first proposing part's shared masks, their proposals unread) when every proposing part chooses
+// alike and they fit; else none. Returns whether the step's tail chooses for the proposing parts.
 template <typename T>
-bool CudaWindowEngine<T>::pack_chunk_tail(const std::vector<StepPart>& parts, const std::vector<Decode*>& calls,
-                                          size_t first, size_t end, std::vector<StepPart>& chunk,
-                                          std::vector<Decode*>& members) {
+bool CudaWindowEngine<T>::pack_chunk_tail(const std::vector<StepPart>& chunk, const std::vector<Decode*>& members) {
   const Decode* proposing = nullptr;
   bool alike = true;
-  for (size_t i = first; i < end; ++i) {
-    const Decode* c = calls[i];
-    if (!c->rules) continue;
-    if (!proposing) proposing = c;
-    alike = alike && c->selection == proposing->selection && c->k == proposing->k &&
-            c->rules->row_masks.size() == parts[i].tokens.size();
+  for (const Decode* m : members) {
+    if (!m->rules) continue;
+    if (!proposing) proposing = m;
+    alike = alike && m->selection == proposing->selection && m->k == proposing->k;
   }
-  std::vector<StepRules> unread;  // the rules of the parts that want logits
-  unread.reserve(end - first);
+  cuda::StepTailInputs& tail = host_inputs_.data()->tail;
+  cuda::pack_no_tail(tail);
+  if (!proposing || !alike) return false;
+  std::vector<StepRules> unread(members.size());  // the rules of the parts that want logits
   std::vector<const StepRules*> rules;
-  for (size_t i = first; i < end && proposing; ++i) {
-    if (calls[i]->rules) {
-      rules.push_back(calls[i]->rules);
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (members[i]->rules) {
+      rules.push_back(members[i]->rules);
       continue;
     }
-    StepRules& r = unread.emplace_back();
-    r.masked_tokens = proposing->rules->masked_tokens;
-    r.row_masks.resize(parts[i].tokens.size());
-    r.timestamp_begin = proposing->rules->timestamp_begin;
-    rules.push_back(&r);
+    unread[i].masked_tokens = proposing->rules->masked_tokens;
+    unread[i].row_masks.resize(chunk[i].tokens.size());
+    unread[i].timestamp_begin = proposing->rules->timestamp_begin;
+    rules.push_back(&unread[i]);
   }
-  const bool tail = proposing && alike && cuda::pack_step_tail(rules, proposing->selection, proposing->k, host_inputs_.data()->tail);
-  if (!tail) cuda::pack_no_tail(host_inputs_.data()->tail);
-  for (size_t i = first; i < end; ++i) {
-    if (calls[i]->rules && !tail) continue;  // unproposed: it asks for logits next
-    chunk.push_back(parts[i]);
-    members.push_back(calls[i]);
-  }
-  return tail;
+  return cuda::pack_step_tail(rules, proposing->selection, proposing->k, tail);
 }
 
 template <typename T>

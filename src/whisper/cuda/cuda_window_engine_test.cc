@@ -12,10 +12,14 @@
 #include <filesystem>
 
 #include "api/engine_access.h"
+#include "api/model_impl.h"
+#include "audio/mel_source.h"
 #include "auris/audio.h"
 #include "auris/batch.h"
 #include "auris/text.h"
 #include "auris/transcribe.h"
+#include "batch/window_batch.h"
+#include "decoding/decoding_task.h"
 #include "kernels/cuda/device.h"
 #include "test_support.h"
 
@@ -101,7 +105,37 @@ TEST_F(CudaEngine, BatchedWindowsShareStepsAndKeepTheirTexts) {
   }
   EXPECT_FALSE(alone[0].empty());
   EXPECT_GT(c.decode_rows, c.decode_steps) << "steps carried the rows of several windows";
+  EXPECT_GT(c.device_step_tails, 0) << "steps' filters and choice ran on the device (not those of sampling alone)";
   EXPECT_EQ(c.cross_kv_rows, 1500 * c.encoder_windows) << "one cross K/V projection per window";
+}
+
+// Windows decoded together whose decoders choose differently (greedy beside beam 5) in one batch:
+// the steps' tails choose on the device where they can, the host where not, and every window's
+// tokens equal its own decode alone on CUDA.
+TEST_F(CudaEngine, MixedDecodersInOneBatchGetWhatEachGetsAlone) {
+  const auto model = Model::load(path_, ComputeType::kFloat32, Device::kCuda);
+  const ModelImpl& m = model_impl(*model);
+  const std::vector<std::string> files = clips();
+  const size_t jobs = std::min<size_t>(files.size(), 6);
+  auto options_of = [](size_t job) {
+    DecodingOptions o;
+    if (job % 2) o.beam_size = 5;
+    return o;
+  };
+  std::vector<std::vector<int>> alone(jobs), together(jobs);
+  Transcriber single(model);
+  for (size_t j = 0; j < jobs; ++j) alone[j] = single.decode(load_audio(files[j]), 16000, options_of(j)).tokens;
+  const std::unique_ptr<WindowBatch> batch = make_window_batch(m, 3);
+  batch->run(static_cast<int>(jobs), [&](WindowEngine& engine, int job) {
+    InMemoryMel mel(load_audio(files[job]), m.weights.dims.n_mels);
+    const LogMel window = mel.window(0, std::min(kChunkFrames, mel.content_frames()));
+    engine.set_window(window);
+    together[job] = DecodingTask(m.tokenizer, m.weights.dims, options_of(job)).run(engine).tokens;
+  });
+  for (size_t j = 0; j < jobs; ++j) EXPECT_EQ(together[j], alone[j]) << files[j] << (j % 2 ? ", beam 5" : ", greedy");
+  const EngineCounters c = batch->counters();
+  EXPECT_GT(c.device_step_tails, 0) << "some steps chose on the device";
+  EXPECT_GT(c.decode_rows, c.decode_steps);
 }
 
 TEST_F(CudaEngine, WordTimestampsMatchTheCpuEngines) {

@@ -26,22 +26,26 @@ bool pack_step_tail(const std::vector<const StepRules*>& parts, Selection select
     shared = std::move(both);
   }
   if (shared.size() > static_cast<size_t>(kStepTailMaxMaskedTokens)) return false;
+  // Each part's masked tokens that not every part masks, checked to fit before `out` is touched.
+  std::vector<std::vector<int>> own(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::vector<int> mine = sorted(parts[i]->masked_tokens);
+    std::set_difference(mine.begin(), mine.end(), shared.begin(), shared.end(), std::back_inserter(own[i]));
+    for (const auto& masks : parts[i]->row_masks)
+      if (masks.size() + own[i].size() > static_cast<size_t>(kStepTailMaxRanges)) return false;
+  }
   pack_no_tail(out);
   std::copy(shared.begin(), shared.end(), out.masked_tokens);
   out.n_masked_tokens = static_cast<int>(shared.size());
   size_t row = 0;
-  for (const StepRules* p : parts) {
-    std::vector<int> own;
-    const std::vector<int> mine = sorted(p->masked_tokens);
-    std::set_difference(mine.begin(), mine.end(), shared.begin(), shared.end(), std::back_inserter(own));
-    for (const auto& masks : p->row_masks) {
-      if (masks.size() + own.size() > static_cast<size_t>(kStepTailMaxRanges)) return false;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    for (const auto& masks : parts[i]->row_masks) {
       int n = 0;
       for (const TokenRange& m : masks) {
         out.ranges[row][n][0] = m.begin;
         out.ranges[row][n++][1] = m.end;  // the kernel compares, so INT_MAX reads as "to the end"
       }
-      for (int t : own) {
+      for (int t : own[i]) {
         out.ranges[row][n][0] = t;
         out.ranges[row][n++][1] = t + 1;
       }
