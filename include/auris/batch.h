@@ -1,9 +1,9 @@
 // Transcription for throughput: faster-whisper's BatchedInferencePipeline. Each recording is cut
 // into chunks of at most 30 s (its speech, from voice activity detection, merged as faster-whisper
 // merges it; or its plain 30-s windows without VAD), and the chunks of every recording are decoded
-// batch_size at a time: on the CPU each decoder step reads the weights once for all of them; on
-// CUDA the chunks run side by side, each on its own engine and stream. A chunk that is done leaves
-// the batch and the next one takes its place, so the batch stays full.
+// batch_size at a time: each decoder step reads the weights once for all of them (on CUDA, one
+// captured step over every chunk's rows). A chunk that is done leaves the batch and the next one
+// takes its place, so the batch stays full.
 //
 // Chunks are transcribed independently (a chunk's previous text does not prompt the next one, as in
 // faster-whisper's batched mode), each with openai's temperature fallback and no-speech rule;
