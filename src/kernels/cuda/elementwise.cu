@@ -31,6 +31,14 @@ __global__ void bias_gelu_kernel(T* y, const float* bias, int n, int ldy, long c
 }
 
 template <typename T>
+__global__ void bias_gelu_to_float_kernel(const T* y, const float* bias, const float* add, int n, long count, float* x) {
+  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const T v = from_float<T>(gelu(to_float(y[i]) + (bias ? bias[i % n] : 0.0f)));
+  x[i] = to_float(v) + (add ? add[i] : 0.0f);
+}
+
+template <typename T>
 __global__ void add_bias_kernel(T* y, const float* bias, int n, int ldy, long count) {
   wait_for_prior_kernels();
   allow_next_kernel();
@@ -87,6 +95,12 @@ void bias_gelu(T* y, const float* bias, int rows, int n, int ldy, cudaStream_t s
 }
 
 template <typename T>
+void bias_gelu_to_float(const T* y, const float* bias, const float* add, int rows, int n, float* x, cudaStream_t s) {
+  const long count = static_cast<long>(rows) * n;
+  if (count) bias_gelu_to_float_kernel<T><<<blocks_for(count), kThreads, 0, s>>>(y, bias, add, n, count, x);
+}
+
+template <typename T>
 void add_bias(T* y, const float* bias, int rows, int n, int ldy, cudaStream_t s) {
   const long count = static_cast<long>(rows) * n;
   if (count && bias) launch(add_bias_kernel<T>, blocks_for(count), kThreads, s, y, bias, n, ldy, count);
@@ -116,6 +130,7 @@ void convert(const From* x, const float* add, long count, To* y, cudaStream_t s)
   template void add_to_residual<T>(float*, const T*, const float*, int, int, cudaStream_t);                    \
   template void bias_gelu<T>(T*, const float*, int, int, int, cudaStream_t);                                    \
   template void add_bias<T>(T*, const float*, int, int, int, cudaStream_t);                                     \
+  template void bias_gelu_to_float<T>(const T*, const float*, const float*, int, int, float*, cudaStream_t);      \
   template void embed<T>(const int*, const int*, int, const T*, const float*, int, float*, cudaStream_t);       \
   template void im2col_k3<T>(const float*, int, int, long, long, int, int, T*, cudaStream_t);
 AURIS_INSTANTIATE_FOR_STORAGE_TYPES(INSTANTIATE)

@@ -22,6 +22,11 @@ void residual_layer_norm(float* x, const T* y, const float* bias, int rows, int 
 // y[r][c] = GELU(y[r][c] + bias[c]), exact (erf) GELU; ldy is y's row stride.
 template <typename T>
 void bias_gelu(T* y, const float* bias, int rows, int n, int ldy, cudaStream_t s);
+// x[r][c] = GELU(y[r][c] + bias[c]) rounded to T, as bias_gelu() leaves it, then in fp32 plus
+// add[r][c] (add may be null), as convert() adds it: a convolution's epilogue and the conversion to
+// the fp32 stream after it, in one pass.
+template <typename T>
+void bias_gelu_to_float(const T* y, const float* bias, const float* add, int rows, int n, float* x, cudaStream_t s);
 // y[r][c] += bias[c]; ldy is y's row stride.
 template <typename T>
 void add_bias(T* y, const float* bias, int rows, int n, int ldy, cudaStream_t s);

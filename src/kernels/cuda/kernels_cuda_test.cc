@@ -171,6 +171,23 @@ TEST_F(CudaKernels, BiasGeluAndResidualMatchCpu) {
   for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], x0[i] + y[i] + bias[i % n], 1e-5f) << i;
 }
 
+// A convolution's epilogue in one pass gives the bits of bias_gelu followed by convert (fp16, with
+// and without the positions added).
+TEST_F(CudaKernels, BiasGeluToFloatEqualsBiasGeluThenConvert) {
+  const int rows = 6, n = 384;
+  const std::vector<float> y = random(static_cast<size_t>(rows) * n, 70, 2.0f), bias = random(n, 71), add = random(y.size(), 72);
+  DeviceBuffer<__half> dy, apart;
+  DeviceBuffer<float> dbias, dadd, fused(y.size()), converted(y.size());
+  dy.upload(to_half(y)), apart.upload(to_half(y)), dbias.upload(bias), dadd.upload(add);
+  bias_gelu<__half>(apart.data(), dbias.data(), rows, n, n, nullptr);
+  for (const float* with : {static_cast<const float*>(nullptr), static_cast<const float*>(dadd.data())}) {
+    bias_gelu_to_float<__half>(dy.data(), dbias.data(), with, rows, n, fused.data(), nullptr);
+    convert<__half, float>(apart.data(), with, static_cast<long>(y.size()), converted.data(), nullptr);
+    const std::vector<float> a = download(fused, y.size()), b = download(converted, y.size());
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]) << (with ? "with positions " : "") << i;
+  }
+}
+
 TEST_F(CudaKernels, SoftmaxRowsMatchCpuWithAndWithoutCausalMask) {
   const int heads = 3, n = 37;
   const std::vector<float> scores = random(static_cast<size_t>(heads) * n * n, 7, 4.0f);

@@ -322,11 +322,13 @@ void CudaWindowEngine<T>::encode_slot(int slot, const LogMel& window) {
   mel_.upload(window.data, s);
   // conv1 over [n_mels x 3000] (channel-major), conv2 (stride 2) over conv1's [3000 x d] output.
   cuda::im2col_k3<T>(mel_.data(), mels, frames, frames, 1, 1, frames, columns_.data(), s);
-  linear_gelu(columns_.data(), frames, w_.conv1, projected_.data());
-  cuda::convert<T, float>(projected_.data(), nullptr, static_cast<long>(frames) * width, x_float_.data(), s);
+  // Each convolution's bias and GELU in the pass that converts its output to fp32 (the second's
+  // adding the positions).
+  linear(columns_.data(), frames, w_.conv1, projected_.data());
+  cuda::bias_gelu_to_float<T>(projected_.data(), w_.conv1.bias_or_null(), nullptr, frames, width, x_float_.data(), s);
   cuda::im2col_k3<T>(x_float_.data(), width, frames, 1, width, 2, ctx, columns_.data(), s);
-  linear_gelu(columns_.data(), ctx, w_.conv2, projected_.data());
-  cuda::convert<T, float>(projected_.data(), w_.audio_positions.data(), static_cast<long>(ctx) * width, x_.data(), s);
+  linear(columns_.data(), ctx, w_.conv2, projected_.data());
+  cuda::bias_gelu_to_float<T>(projected_.data(), w_.conv2.bias_or_null(), w_.audio_positions.data(), ctx, width, x_.data(), s);
   PassOps ops{*this, PassOps::Pass::kEncoder, ctx};
   encoder_blocks(ops, w_.encoder_blocks, w_.encoder_ln_post);
   AURIS_CUDA_CHECK(cudaMemcpyAsync(encoder_out_.data(), normed_.data(), static_cast<size_t>(ctx) * width * sizeof(T),
