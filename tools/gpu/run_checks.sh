@@ -9,7 +9,8 @@
 #           recompute ablation, measured on the H200, is left out for time);
 #   engine  (carry .gpu/data.tar.xz): the CUDA engine's tests on tiny.en against the CPU engine, the
 #           word error rate of each compute type on CUDA over the 58 Hi-Fi TTS utterances, their
-#           batched wall time at batch 1, 8 and 32, and an Nsight Compute profile of a large-v3
+#           batched wall time at batch 1, 8 and 32 (and on large-v3-turbo's shapes, with the speed
+#           call's random weights), and an Nsight Compute profile of a large-v3
 #           encoder window, cuBLAS attention and fused.
 # Results go to $OUT (the device tool's folder that comes back).
 #
@@ -100,6 +101,24 @@ for b in 1 8 32; do
   echo "batch $b: $(python3 -c "import sys; print(round(float(sys.argv[1]) - float(sys.argv[2]), 2))" "$(date +%s.%N)" "$start") s wall," \
        "WER $("$auris" wer "$work/utterances.ref" "$work/batch.$b")"
 done 2>&1 | tee "$out/batch_cuda.txt"
+if [[ -d $work/models/large-v3-turbo && -f $work/tone.wav ]]; then
+  log "batched throughput on large-v3-turbo's shapes (the speed call's random weights): 16 copies of the 45-s tone at batch 1, 8 and 32"
+  tones=(); for i in $(seq 16); do tones+=("$work/tone.wav"); done
+  for b in 1 8 32; do
+    start=$(date +%s.%N)
+    "$auris" transcribe -m "$work/models/large-v3-turbo" --device cuda --compute-type float16 --batch-size "$b" --beam-size 0 \
+      --temperature 0 --temperature-increment-on-fallback 0 --print-timings "${tones[@]}" > /dev/null 2>"$work/turbo_batch.$b" \
+      || { echo "batch $b: failed: $(tail -3 "$work/turbo_batch.$b")"; continue; }
+    python3 - "$b" "$(date +%s.%N)" "$start" "$work/turbo_batch.$b" <<'PY'
+import json, sys
+b, end, start, log = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+t = json.loads(open(log).read().split("auris: timings ", 1)[1].splitlines()[0])
+wall = end - start
+print(f"batch {b}: {wall:.2f} s wall, {16 * 45 / wall:.1f} audio s per wall s, {t['decode_steps']} steps of "
+      f"{t['mean_rows_per_step']:.1f} rows, {t['decode_ms_per_step']:.3f} ms a step, {t['device_step_tails']} tails on the device")
+PY
+  done 2>&1 | tee "$out/batch_turbo.txt"
+fi
 if [[ -d $work/models/large-v3 && -f $work/tone.wav ]]; then
   log "where a large-v3 encoder window goes (bench/ncu_summary.py --encoder reads the files)"
   ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
