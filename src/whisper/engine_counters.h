@@ -35,8 +35,9 @@ struct EngineCounters {
   std::vector<float> encoder_device_ms, prefill_device_ms, step_device_ms;
 };
 
-// Switches that turn off parts of the design, so a benchmark can show what each saves, and one
-// experiment. The cache switches change speed only, never the output. Off by default.
+// Switches that turn off parts of the design, so a benchmark can show what each saves, and CUDA
+// experiments waiting for a GPU to measure them. They change speed only, never the tokens (the
+// experiments' fp16 arithmetic may round differently). Off by default.
 struct EngineAblations {
   // Recompute every layer's cross-attention K/V from the encoder output at each decode step, as a
   // decoder without a cross-attention cache does.
