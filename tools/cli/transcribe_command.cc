@@ -308,7 +308,7 @@ Command add_transcribe_command(CLI::App& app) {
       ->group("Benchmarking");
   cmd->add_flag("--fused-decode-step", a->ablations.fused_decode_step,
                 "Experiment, --device cuda: each decode step's layer norms, residual adds and cache writes inside its "
-                "gemv kernels, 8 kernels a layer instead of 12 (same output; not yet measured faster)")
+                "gemv kernels, 8 kernels a layer instead of 12 (the same fp32 tokens; not yet measured faster)")
       ->group("Benchmarking");
   cmd->add_flag("--programmatic-launch", a->ablations.programmatic_launch,
                 "Experiment, --device cuda on sm_90 (H100, H200): each decode-step kernel starts while the one before "
