@@ -594,7 +594,8 @@ template <typename T>
 void CudaWindowEngine<T>::ensure_rows(int rows) {
   if (rows > kMaxBucket)
     throw Error("--device cuda decodes at most " + std::to_string(kMaxBucket) + " sequences of a window at once (beam size x best of)");
-  const int needed = bucket_of(rows);
+  // Exactly `rows`: a step's padding rows have a cache row of their own (padding_row()).
+  const int needed = rows;
   if (needed <= rows_per_slot_) return;
   const int old_rows_per_slot = rows_per_slot_;
   const size_t old_layer_size = old_rows_per_slot ? self_cache_layer_size() : 0;
