@@ -40,7 +40,8 @@ struct WindowBatch::Slot {
   Request request;
 };
 
-// A slot's WindowEngine: the caches stay in the slot; arithmetic is requested from the batch.
+// A slot's WindowEngine: its window and caches live in the batch's passes, which do its arithmetic
+// when the batch serves its requests.
 class WindowBatch::SlotEngine : public WindowEngine {
  public:
   SlotEngine(WindowBatch& batch, Slot& slot) : batch_(batch), slot_(slot) {}
