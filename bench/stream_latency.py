@@ -7,6 +7,9 @@ speed it plays, against the offline transcript of the same file.
    committed (the event's "time": wall seconds since the stream began, which is when the audio's
    first sample arrived). Median and p90.
  - Quality: the WER of the committed text and of the offline transcript against the reference.
+   The offline run takes word timestamps (the latency needs them), and openai's transcribe then
+   moves each window to the last word's end, which can change the words; the same file offline
+   without them is reported beside it ("plain").
  - Silence: committed words inside the file's 20-s silence (found as the longest gap between the
    offline words).
  - Cost: compute seconds per audio second, and the margin to real time.
@@ -54,10 +57,11 @@ def wer(cli, reference_text, hypothesis_text):
     return float(re.search(r"WER ([0-9.]+)", out).group(1))
 
 
-def offline_words(cli, model, audio, threads, beam, compute):
+def offline_words(cli, model, audio, threads, beam, compute, word_timestamps=True):
     with tempfile.TemporaryDirectory() as d:
         subprocess.run([cli, "transcribe", "-m", model, "-t", str(threads), "--beam-size", str(beam), *compute,
-                        "--word-timestamps", "-f", "json", "-o", d, audio], check=True, capture_output=True)
+                        *(["--word-timestamps"] if word_timestamps else []), "-f", "json", "-o", d, audio],
+                       check=True, capture_output=True)
         transcript = json.loads(next(Path(d).glob("*.json")).read_text())
     words = [w for s in transcript["segments"] for w in s.get("words", [])]
     return transcript["text"], words
@@ -121,14 +125,16 @@ def longest_gap(words):
     return max(gaps)[1:]
 
 
-def report(name, committed, compute, audio_seconds, reference_words, reference_text, offline_wer, cli, silence):
+def report(name, committed, compute, audio_seconds, reference_words, reference_text, offline_wers, cli, silence):
     d = sorted(delays(committed, reference_words))
     text = "".join(w["word"] for w in committed)
     committed_wer = wer(cli, reference_text, text)
     p90 = d[int(0.9 * (len(d) - 1))] if d else float("nan")
+    offline_wer, plain_wer = offline_wers
     line = (f"  {name}: latency median {statistics.median(d):.2f} s, p90 {p90:.2f} s over {len(d)} of "
             f"{len(reference_words)} words; WER {100 * committed_wer:.2f} (offline {100 * offline_wer:.2f}, "
-            f"{100 * (committed_wer - offline_wer):+.2f} points)")
+            f"{100 * (committed_wer - offline_wer):+.2f} points; plain {100 * plain_wer:.2f}, "
+            f"{100 * (committed_wer - plain_wer):+.2f})")
     if compute is not None:
         inside = [w["word"] for w in committed if w["start"] > silence[0] + 0.5 and w["end"] < silence[1] - 0.5]
         line += (f"; {len(inside)} words committed in the silence; "
@@ -157,7 +163,8 @@ def main():
     reference_text = Path(args.audio).with_suffix(".txt").read_text()
     compute = ["--compute-type", args.compute_type] if args.compute_type else []
     offline_text, words = offline_words(args.cli, args.model, args.audio, args.threads, args.beam_size, compute)
-    offline_wer = wer(args.cli, reference_text, offline_text)
+    plain_text, _ = offline_words(args.cli, args.model, args.audio, args.threads, args.beam_size, compute, False)
+    offline_wers = (wer(args.cli, reference_text, offline_text), wer(args.cli, reference_text, plain_text))
     silence = longest_gap(words)
     print(f"CPU: {cpu_name()}; {args.model} {args.compute_type or ''}, beam {args.beam_size}, step {args.step_ms} ms, {args.threads} threads, "
           f"{Path(args.audio).name} fed at real time; silence {silence[0]:.1f}-{silence[1]:.1f} s")
@@ -169,20 +176,20 @@ def main():
     if not (args.vad_only and args.vad_model):
         committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms,
                                                    args.beam_size, extra, events("stream.jsonl"))
-        report("auris stream", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
+        report("auris stream", committed, compute, seconds, words, reference_text, offline_wers, args.cli, silence)
     if args.vad_model:
         committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms,
                                                    args.beam_size, extra + ["--vad", "--vad-model", args.vad_model],
                                                    events("stream-vad.jsonl"))
-        report("auris stream --vad", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
+        report("auris stream --vad", committed, compute, seconds, words, reference_text, offline_wers, args.cli, silence)
     if args.server:
         committed, seconds = server_stream(args.server, args.cli, args.model, args.audio, args.threads, args.step_ms,
                                            args.beam_size)
-        report("auris serve, realtime WebSocket", committed, None, seconds, words, reference_text, offline_wer, args.cli,
+        report("auris serve, realtime WebSocket", committed, None, seconds, words, reference_text, offline_wers, args.cli,
                silence)
     if args.peer:
         committed, compute, seconds = peer_stream(args.peer, args.model, args.audio, args.step_ms, args.beam_size, args.threads)
-        report("whisper_streaming", committed, compute, seconds, words, reference_text, offline_wer, args.cli, silence)
+        report("whisper_streaming", committed, compute, seconds, words, reference_text, offline_wers, args.cli, silence)
 
 
 if __name__ == "__main__":
