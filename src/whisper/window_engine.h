@@ -1,7 +1,7 @@
 // One backend's whole engine for a 30-s window: the encoder, the window's cross-attention K/V
 // computed once, and the decoder behind Inference that every decode of the window (greedy, beams,
-// temperature retries) calls. The seek loop (api/transcriber.cc) drives it without knowing whether
-// it runs on the CPU (cpu_window_engine.h) or a CUDA device (cuda/cuda_window_engine.h).
+// temperature retries) calls. The seek loop (transcribe/seek_loop.cc) drives it without knowing
+// whether it runs on the CPU (cpu_window_engine.h) or a CUDA device (cuda/cuda_window_engine.h).
 #pragma once
 
 #include <utility>
