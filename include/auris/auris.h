@@ -103,7 +103,7 @@ typedef struct auris_transcribe_options {
   int best_of;           /* candidates sampled at temperature > 0: 5 */
   /* Temperature fallback: a window whose text fails openai's checks (too repetitive, too improbable)
    * is decoded again at temperature + increment, + 2 increments, ... up to 1.0. 0 and 0.2; an
-   * increment of 0 decodes each window once. */
+   * increment of 0 decodes each window once. At most 100 temperatures (AURIS_INVALID_ARGUMENT). */
   double temperature;
   double temperature_increment;
   int word_timestamps;            /* 0; 1 fills each segment's words */

@@ -142,6 +142,13 @@ struct Transcript {
 // Throws auris::Error naming the item that is not a number.
 std::vector<double> parse_clip_timestamps(std::string_view text);
 
+// openai's schedule of fallback temperatures, tuple(np.arange(start, 1.0 + 1e-6, increment)), for
+// TranscribeOptions::temperatures: start alone where increment is 0. Throws auris::Error for a
+// start or increment that is negative or not a number, a start above 1 with an increment, or a
+// schedule of more than kMaxFallbackTemperatures.
+constexpr int kMaxFallbackTemperatures = 100;
+std::vector<double> fallback_temperatures(double start, double increment);
+
 // One transcription session: owns the workspaces and static caches, reused for every window and
 // file. Not thread-safe; use one Transcriber per thread. Transcribers on different threads can share
 // one Model (its weights are read-only; src/api/transcriber_concurrency_test.cc runs this under TSan).

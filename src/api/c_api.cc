@@ -72,17 +72,13 @@ void require(bool condition, const std::string& message) {
   if (!condition) throw StatusError(AURIS_INVALID_ARGUMENT, message);
 }
 
-// openai's tuple(np.arange(temperature, 1.0 + 1e-6, increment)), as the command line builds it.
+// openai's schedule (fallback_temperatures), its errors an invalid argument.
 std::vector<double> temperature_schedule(double start, double increment) {
-  require(std::isfinite(start) && start >= 0, "temperature must be 0 (greedy) or more, got " + std::to_string(start));
-  require(std::isfinite(increment) && increment >= 0,
-          "temperature_increment must be 0 (no fallback) or more, got " + std::to_string(increment));
-  if (increment == 0) return {start};
-  require(start <= 1.0, "with a temperature_increment the temperature must be at most 1.0 (got " +
-                            std::to_string(start) + "); set temperature_increment to 0 to decode at it alone");
-  std::vector<double> temperatures;
-  for (double t = start; t <= 1.0 + 1e-6; t += increment) temperatures.push_back(t);
-  return temperatures;
+  try {
+    return fallback_temperatures(start, increment);
+  } catch (const Error& e) {
+    throw StatusError(AURIS_INVALID_ARGUMENT, e.what());
+  }
 }
 
 std::vector<auris_word> word_views(const Segment& segment) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -43,7 +44,30 @@ TEST_F(TranscriberApi, RefusesContradictoryOptionsBeforeWork) {
   TranscribeOptions no_temperatures;
   no_temperatures.temperatures.clear();
   EXPECT_THROW(t.transcribe(second, 16000, no_temperatures), Error);
+  TranscribeOptions nan_threshold;
+  nan_threshold.no_speech_threshold = std::nan("");
+  EXPECT_NE(error_of([&] { t.transcribe(second, 16000, nan_threshold); }).find("no_speech_threshold"), std::string::npos);
+  TranscribeOptions negative_silence;
+  negative_silence.hallucination_silence_threshold = -5;
+  EXPECT_NE(error_of([&] { t.transcribe(second, 16000, negative_silence); }).find("positive"), std::string::npos);
   EXPECT_EQ(engine_counters(t).encoder_windows, 0) << "no window may be encoded for a refused request";
+}
+
+// openai's np.arange(temperature, 1.0 + 1e-6, increment): start + i * step, not a running sum
+// (0.1 summed seven times is 0.7999999999999999, np.arange's eighth value 0.7000000000000001).
+TEST(FallbackTemperatures, AreOpenaisArange) {
+  EXPECT_EQ(fallback_temperatures(0.0, 0.2), (std::vector<double>{0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0}));
+  const std::vector<double> tenths = fallback_temperatures(0.0, 0.1);
+  ASSERT_EQ(tenths.size(), 11u);
+  EXPECT_EQ(tenths[7], 0.1 * 7);
+  EXPECT_EQ(fallback_temperatures(0.5, 0.0), std::vector<double>{0.5});
+  EXPECT_EQ(fallback_temperatures(1.0, 0.2), std::vector<double>{1.0});
+  EXPECT_EQ(fallback_temperatures(3.0, 0.0), std::vector<double>{3.0}) << "above 1 only without fallback";
+  EXPECT_NE(error_of([] { fallback_temperatures(0.0, 1e-9); }).find("at most 100"), std::string::npos);
+  EXPECT_NE(error_of([] { fallback_temperatures(1.5, 0.2); }).find("at most 1"), std::string::npos);
+  EXPECT_THROW(fallback_temperatures(std::nan(""), 0.2), Error);
+  EXPECT_THROW(fallback_temperatures(0.0, -0.2), Error);
+  EXPECT_THROW(fallback_temperatures(0.0, std::numeric_limits<double>::infinity()), Error);
 }
 
 TEST_F(TranscriberApi, SilenceGivesAnEmptyTranscript) {

@@ -30,6 +30,10 @@ namespace fs = std::filesystem;
 namespace auris {
 namespace {
 
+// The lowest sample rate taken as real: telephone speech is 8 kHz, and nothing records speech at
+// under 1 kHz.
+constexpr int kLowestSampleRate = 1000;
+
 // FFmpeg's capture devices (ALSA, PulseAudio, ...), registered on first use. libavdevice is opened
 // then rather than linked: its dependencies (X11, SDL, PulseAudio, ...) cost every process about
 // 60 ms of dynamic linking, whether or not it reads a microphone.
@@ -120,6 +124,12 @@ class Resampler {
   void configure(const AVChannelLayout& layout, AVSampleFormat format, int rate) {
     if (rate <= 0 || layout.nb_channels <= 0) {
       throw Error("the audio stream has an invalid sample rate or channel count: the file is damaged");
+    }
+    // Speech is never recorded this slowly; such a rate is a damaged header, and resampling it to
+    // 16 kHz would turn seconds of data into hours of audio.
+    if (rate < kLowestSampleRate) {
+      throw Error("the audio says its sample rate is " + std::to_string(rate) + " Hz, below the " +
+                  std::to_string(kLowestSampleRate) + " Hz of any speech recording: the file's header is damaged");
     }
     AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO;
     SwrContext* swr = nullptr;

@@ -6,10 +6,14 @@
 #include <string>
 
 #include "auris/error.h"
+#include "util/number_text.h"
 
 namespace auris {
 
 namespace {
+
+// Finished sequences a beam search may wait for; a patience past this many waits for the token limit.
+constexpr int kMostCandidates = 1 << 20;
 
 struct Candidate {
   std::vector<int> sequence;
@@ -35,11 +39,13 @@ BeamSearchDecoder::BeamSearchDecoder(int beam_size, int eot, Inference& inferenc
     : beam_size_(beam_size), eot_(eot), inference_(inference) {
   const double p = (patience && *patience != 0) ? *patience : 1.0;
   // Python's round(): halves go to the even neighbour, as nearbyint does by default.
-  max_candidates_ = static_cast<int>(std::nearbyint(beam_size * p));
-  if (beam_size < 1 || max_candidates_ < 1) {
+  const double candidates = std::nearbyint(beam_size * p);
+  if (beam_size < 1 || !(candidates >= 1)) {
     throw Error("invalid beam search settings: beam_size " + std::to_string(beam_size) + " with patience " +
-                std::to_string(p) + " keeps no candidates; use beam_size >= 1 and a patience > 0");
+                number_text(p) + " keeps no finished candidate; use beam_size >= 1 and a larger patience (1.0 is the default)");
   }
+  // A patience past any count of finished sequences waits for the token limit.
+  max_candidates_ = candidates < kMostCandidates ? static_cast<int>(candidates) : kMostCandidates;
 }
 
 void BeamSearchDecoder::reset() { finished_.clear(); }

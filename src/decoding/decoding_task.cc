@@ -14,6 +14,7 @@
 #include "decoding/log_softmax.h"
 #include "decoding/sequence_ranker.h"
 #include "decoding/strip_whitespace.h"
+#include "util/number_text.h"
 
 namespace auris {
 
@@ -157,12 +158,12 @@ void DecodingTask::verify_options() {
   if (o.beam_size) {
     const double p = (o.patience && *o.patience != 0) ? *o.patience : 1.0;
     if (!(std::nearbyint(*o.beam_size * p) >= 1)) {
-      throw Error("patience " + std::to_string(p) + " with beam_size " + std::to_string(*o.beam_size) +
+      throw Error("patience " + number_text(p) + " with beam_size " + std::to_string(*o.beam_size) +
                   " waits for no finished sequence; use a positive patience (1.0 is the default)");
     }
   }
   if (o.length_penalty && !(*o.length_penalty >= 0 && *o.length_penalty <= 1)) {
-    throw Error("length_penalty (alpha) should be a value between 0 and 1, got " + std::to_string(*o.length_penalty));
+    throw Error("length_penalty (alpha) should be a value between 0 and 1, got " + number_text(*o.length_penalty));
   }
   if (o.sample_len && *o.sample_len < 0) {
     throw Error("sample_len must not be negative, got " + std::to_string(*o.sample_len));

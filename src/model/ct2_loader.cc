@@ -38,10 +38,13 @@ class Ct2Model {
   Ct2Model(std::shared_ptr<const MappedFile> file, const std::string& path) : file_(std::move(file)), path_(path) {
     ByteReader in(file_->bytes(), "'" + path + "'");
     const uint32_t version = in.read<uint32_t>();
-    if (version == 0 || version > kNewestBinaryVersion)
-      throw Error("'" + path + "' has CTranslate2 binary version " + std::to_string(version) +
-                  ", auris reads versions 1.." + std::to_string(kNewestBinaryVersion) +
-                  (version > kNewestBinaryVersion ? ": convert the model with an older ctranslate2" : ": not a model.bin"));
+    // CTranslate2 has written versions 1 to 6 in six years: a number far past them is not a version.
+    if (version == 0 || version > kNewestBinaryVersion + 100)
+      throw Error("'" + path + "' is not a CTranslate2 model.bin (it starts with " + std::to_string(version) +
+                  " where a binary version should be): the file is damaged or of another kind");
+    if (version > kNewestBinaryVersion)
+      throw Error("'" + path + "' has CTranslate2 binary version " + std::to_string(version) + ", auris reads versions 1.." +
+                  std::to_string(kNewestBinaryVersion) + ": convert the model with an older ctranslate2");
     if (version >= 2) {
       const std::string spec = read_name(in);
       in.read<uint32_t>();  // spec revision

@@ -108,7 +108,9 @@ TEST_F(Ct2BadInput, TruncatedFiles) {
 
 TEST_F(Ct2BadInput, UnsupportedVersionAndSpec) {
   EXPECT_NE(load_error(writer().bytes(7)).find("binary version 7"), std::string::npos);
-  EXPECT_NE(load_error(writer().bytes(0)).find("binary version 0"), std::string::npos);
+  EXPECT_NE(load_error(writer().bytes(0)).find("not a CTranslate2 model.bin"), std::string::npos);
+  // Random bytes read as a version are not a newer model to convert with an older ctranslate2.
+  EXPECT_NE(load_error(writer().bytes(2299495786u)).find("damaged"), std::string::npos);
   std::string other = writer().bytes();
   other.replace(other.find("WhisperSpec"), 11, "BertSpecXYZ");
   EXPECT_NE(load_error(other).find("not a Whisper model"), std::string::npos);

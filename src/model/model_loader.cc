@@ -38,13 +38,21 @@ ModelFormat detect_model_format(const std::string& path) {
     throw Error("model path '" + path + "' does not exist: pass a model directory or file (" + kExpected + ")");
   if (fs::is_directory(status)) {
     const fs::path dir(path);
-    if (fs::exists(dir / "model.bin")) return ModelFormat::kCTranslate2;
+    if (fs::exists(dir / "model.bin")) {
+      if (!fs::is_regular_file(dir / "model.bin", ec))
+        throw Error("'" + (dir / "model.bin").string() + "' is not a regular file: a CTranslate2 model directory holds its weights in one");
+      return ModelFormat::kCTranslate2;
+    }
     if (fs::exists(dir / "config.json") &&
         (fs::exists(dir / "model.safetensors") || fs::exists(dir / "model.safetensors.index.json") ||
          fs::exists(dir / "pytorch_model.bin")))
       return ModelFormat::kHuggingFace;
     throw Error("directory '" + path + "' holds no model files: " + kExpected);
   }
+  // A FIFO or a device would be read forever, or block until a writer comes.
+  if (!fs::is_regular_file(status))
+    throw Error("model path '" + path + "' is not a regular file or a directory: pass a model directory or file (" +
+                kExpected + ")");
   if (starts_with_ggml_magic(path)) return ModelFormat::kGgml;
   if (fs::path(path).filename() == "model.bin") return ModelFormat::kCTranslate2;
   throw Error("'" + path + "' is not a model file auris recognises: " + kExpected);

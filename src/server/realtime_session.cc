@@ -172,6 +172,11 @@ struct RealtimeSession::State {
     {
       std::lock_guard lock(mutex);
       const double seconds = static_cast<double>(samples.size()) / kEngineRate;
+      if (seconds > env.max_backlog_seconds)
+        throw RealtimeEventError{"input_audio_buffer_full", "audio",
+                                 "this chunk holds " + std::to_string(static_cast<int>(seconds)) + " s of audio, more than the " +
+                                     std::to_string(static_cast<int>(env.max_backlog_seconds)) +
+                                     " s a session queues; it was dropped. Send the audio in pieces as it is spoken"};
       if (queued_seconds + seconds > env.max_backlog_seconds)
         throw RealtimeEventError{"input_audio_buffer_full", "audio",
                                  "the audio arrives faster than it is transcribed: " + std::to_string(static_cast<int>(queued_seconds)) +

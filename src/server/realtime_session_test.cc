@@ -231,6 +231,9 @@ TEST_F(RealtimeSessionTest, AudioFasterThanItIsDecodedIsRefusedPastTheBacklog) {
   for (const std::string& e : test::append_events(audio, audio.size())) session.receive(e);  // 11 s at once
   const std::vector<json> errors = of_type(events.wait_for("error"), "error");
   EXPECT_EQ(errors.front().at("error").at("code"), "input_audio_buffer_full");
+  // The chunk alone is over the limit: the message says so, not "0 s wait already".
+  EXPECT_NE(errors.front().at("error").at("message").get<std::string>().find("this chunk holds 11 s"), std::string::npos)
+      << errors.front().dump();
 }
 
 TEST_F(RealtimeSessionTest, FinishCompletesTheItemUnderWay) {

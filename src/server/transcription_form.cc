@@ -6,6 +6,7 @@
 #include "auris/batch.h"
 #include "server/http_error.h"
 #include "tokenizer/languages.h"
+#include "tokenizer/utf8.h"
 
 namespace auris::server {
 namespace {
@@ -104,12 +105,14 @@ TranscriptionForm parse_transcription_form(const FormFields& fields, bool transl
     o.decoding.language = *code;
   }
   if (translate && !multilingual) throw HttpError(400, "this model is English-only and cannot translate; pick a multilingual model", "model", "invalid_value");
-  if (const std::string* prompt = field(fields, "prompt"); prompt && !prompt->empty()) o.initial_prompt = *prompt;
+  if (const std::string* prompt = field(fields, "prompt"); prompt && !prompt->empty()) {
+    if (!is_valid_utf8(*prompt)) throw bad_field("prompt", "the prompt is not valid UTF-8 text");
+    o.initial_prompt = *prompt;
+  }
 
   // 0: openai's fallback schedule; t: t, t + 0.2, ... up to 1.
   const double temperature = number_field(fields, "temperature", 0.0, 0.0, 1.0);
-  o.temperatures.clear();
-  for (double t = temperature; t <= 1.0 + 1e-6; t += 0.2) o.temperatures.push_back(t);
+  o.temperatures = fallback_temperatures(temperature, 0.2);
 
   // faster-whisper's beam_size: 1 is greedy decoding.
   const int beam_size = integer_field(fields, "beam_size", 5, 1, kMaxBeamSize);

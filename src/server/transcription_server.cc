@@ -50,6 +50,9 @@ constexpr int kListenBacklog = 1024;
 // pre-routing handler, the handler, the content provider and the logger of one request all run on
 // the thread that read it.
 thread_local Clock::time_point request_start;
+// Whether the current request reached the pre-routing handler: cpp-httplib answers a request line
+// it cannot take (414, 400) without it, so such a request has no start of its own.
+thread_local bool request_routed = false;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -141,6 +144,14 @@ struct TranscriptionServer::Impl {
     return [this] { metrics.set_in_flight(in_flight.fetch_sub(1) - 1); };
   }
 
+  // No Content-Length, or one in digits: "-5" would read as 2^64 - 5, and two leave the body's end in
+  // doubt (a body read by one and not the other could carry a request of its own).
+  static bool content_length_is_plain(const httplib::Request& req) {
+    if (req.get_header_value_count("Content-Length") > 1) return false;
+    const std::string length = req.get_header_value("Content-Length");
+    return !req.has_header("Content-Length") || (!length.empty() && length.find_first_not_of("0123456789") == std::string::npos);
+  }
+
   // A request answered before its body was read: the body is read and dropped where it is no larger
   // than an upload may be (plus slack), so that a client still sending gets the answer instead of a
   // reset connection; a larger one, or one cut off half-read, closes the connection instead.
@@ -148,7 +159,7 @@ struct TranscriptionServer::Impl {
                     httplib::Response& res) const {
     const size_t length = req.get_header_value<uint64_t>("Content-Length");
     if (length == 0 && !req.has_header("Transfer-Encoding")) return;
-    if (partly_read || length == 0 || length > options.max_upload_bytes + kDrainSlackBytes) {
+    if (partly_read || length == 0 || length > options.max_upload_bytes + kDrainSlackBytes || !content_length_is_plain(req)) {
       res.set_header("Connection", "close");
       return;
     }
@@ -168,6 +179,10 @@ struct TranscriptionServer::Impl {
                  std::unique_ptr<UploadFile>& upload, std::string& filename, BodyRead& body) {
     if (!req.is_multipart_form_data())
       throw HttpError(400, "the request must be multipart/form-data with the audio in a 'file' field");
+    if (!content_length_is_plain(req))
+      throw HttpError(400, "the request needs one Content-Length header, a whole number of bytes (got '" +
+                               req.get_header_value("Content-Length") + "'" +
+                               (req.get_header_value_count("Content-Length") > 1 ? " and more" : "") + ")");
     if (req.has_header("Content-Length") &&
         req.get_header_value<uint64_t>("Content-Length") > options.max_upload_bytes + kMaxFieldBytes)
       throw HttpError(413, "the upload is larger than this server takes (" + limit_text() + ")", "file", "file_too_large");
@@ -337,17 +352,21 @@ struct TranscriptionServer::Impl {
   void setup_routes() {
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response&) {
       request_start = Clock::now();
+      request_routed = true;
       guard->request_started(req.remote_addr, req.remote_port);
       return httplib::Server::HandlerResponse::Unhandled;
     });
     http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
       guard->request_ended(req.remote_addr, req.remote_port, res.get_header_value("Connection") == "close");
-      const double seconds = seconds_since(request_start);
+      const double seconds = request_routed ? seconds_since(request_start) : 0.0;
       metrics.record_request(res.status, seconds);
+      char took[32] = "-";
+      if (request_routed) std::snprintf(took, sizeof took, "%.3f", seconds);
       char line[512];
-      std::snprintf(line, sizeof(line), "%s \"%s %s\" %d %s %.3f", req.remote_addr.c_str(), req.method.c_str(),
-                    req.path.substr(0, 200).c_str(), res.status,
-                    res.body.empty() ? "-" : std::to_string(res.body.size()).c_str(), seconds);
+      std::snprintf(line, sizeof(line), "%s \"%s %s\" %d %s %s", req.remote_addr.empty() ? "-" : req.remote_addr.c_str(),
+                    req.method.c_str(), req.path.substr(0, 200).c_str(), res.status,
+                    res.body.empty() ? "-" : std::to_string(res.body.size()).c_str(), took);
+      request_routed = false;
       options.log(line);
     });
     http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr error) {

@@ -10,6 +10,7 @@
 #include "auris/error.h"
 #include "auris/transcribe.h"
 #include "decoding/strip_whitespace.h"
+#include "util/number_text.h"
 
 namespace auris {
 
@@ -37,7 +38,7 @@ std::vector<std::pair<int, int>> seek_clips(const std::vector<double>& clip_time
   std::vector<int> points;
   for (double seconds : clip_timestamps) {
     if (!std::isfinite(seconds) || seconds < 0 || seconds > 1e8)
-      throw Error("clip_timestamps must be non-negative finite seconds, got " + std::to_string(seconds));
+      throw Error("clip_timestamps must be seconds from 0 to 1e8 (three years), got " + number_text(seconds));
     // Python's round(): halves to even.
     points.push_back(static_cast<int>(std::nearbyint(seconds * 100.0)));
   }
@@ -47,7 +48,7 @@ std::vector<std::pair<int, int>> seek_clips(const std::vector<double>& clip_time
   for (size_t i = 0; i < points.size(); i += 2) {
     if (i + 1 < clip_timestamps.size() && points[i + 1] < points[i])
       throw Error("each clip in clip_timestamps must end after it starts; clip " + std::to_string(i / 2 + 1) + " runs from " +
-                  std::to_string(clip_timestamps[i]) + " s back to " + std::to_string(clip_timestamps[i + 1]) + " s");
+                  number_text(clip_timestamps[i]) + " s back to " + number_text(clip_timestamps[i + 1]) + " s");
     clips.emplace_back(std::min(points[i], content_frames), std::min(points[i + 1], content_frames));
   }
   return clips;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string>
 
 #include "audio/mel.h"
 #include "auris/error.h"
@@ -13,6 +14,7 @@
 #include "transcribe/temperature_fallback.h"
 #include "transcribe/window_segments.h"
 #include "transcribe/word_timestamps.h"
+#include "util/number_text.h"
 
 namespace auris {
 namespace {
@@ -53,9 +55,21 @@ void WindowHolder::set_window(const LogMel& window) {
 }
 
 void check_transcribe_options(const TranscribeOptions& options) {
-  if (options.temperatures.empty()) throw Error("at least one decoding temperature is needed");
-  if (options.hallucination_silence_threshold && !std::isfinite(*options.hallucination_silence_threshold))
-    throw Error("hallucination_silence_threshold must be a finite number of seconds");
+  if (options.temperatures.empty())
+    throw Error("at least one decoding temperature is needed (openai's schedule: fallback_temperatures(0, 0.2))");
+  for (double t : options.temperatures)
+    if (!std::isfinite(t) || t < 0) throw Error("a decoding temperature must be 0 (greedy) or more, got " + number_text(t));
+  auto check_finite = [](const std::optional<double>& threshold, const char* name) {
+    if (threshold && !std::isfinite(*threshold))
+      throw Error(std::string(name) + " must be a number (or unset), got " + number_text(*threshold));
+  };
+  check_finite(options.compression_ratio_threshold, "compression_ratio_threshold");
+  check_finite(options.logprob_threshold, "logprob_threshold");
+  check_finite(options.no_speech_threshold, "no_speech_threshold");
+  if (options.hallucination_silence_threshold &&
+      !(std::isfinite(*options.hallucination_silence_threshold) && *options.hallucination_silence_threshold > 0))
+    throw Error("hallucination_silence_threshold must be a positive number of seconds, got " +
+                number_text(*options.hallucination_silence_threshold));
 }
 
 Transcript empty_transcript(const TranscribeOptions& options, const Tokenizer& tokenizer) {

@@ -237,6 +237,13 @@ def test_bad_field(server, healthy, field, value):
     healthy(server, transcribe=False)
 
 
+def test_prompt_that_is_not_utf8(server, healthy):
+    r = post(server, {"model": "tiny.en", "prompt": b"\xff\xfe not text"}, jfk_upload())
+    check_response(r, 400)
+    assert "UTF-8" in r.json()["error"]["message"]
+    healthy(server, transcribe=False)
+
+
 def test_bad_fields_leave_the_server_working(server, healthy):
     healthy(server)
 
@@ -283,6 +290,18 @@ def test_huge_content_length_is_refused_before_the_body(server, healthy):
         sock.sendall(request_head(server, TRANSCRIPTIONS, content_type, length=1 << 30))
         status, headers, body = read_response(sock, timeout=10)
     check_error(status, body, 413, "invalid_request_error", "file_too_large")
+    healthy(server)
+
+
+@pytest.mark.parametrize("lengths", [["-5"], ["120", "130"], ["1e3"]])
+def test_content_length_that_is_not_one_number(server, healthy, lengths):
+    """-5 is not 2^64 - 5 (a 413), and two lengths are not the first one: both are bad requests."""
+    content_type, _ = multipart({"model": "tiny.en"})
+    extra = "".join(f"Content-Length: {v}\r\n" for v in lengths)
+    with connect(server) as sock:
+        sock.sendall(request_head(server, TRANSCRIPTIONS, content_type, extra=extra))
+        status, headers, body = read_response(sock, timeout=10)
+    check_error(status, body, 400, "invalid_request_error")
     healthy(server)
 
 

@@ -2,6 +2,7 @@
 // (stdout, stderr, exit status) for good input and for every kind of bad input.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,7 +30,8 @@ struct RunResult {
   std::string err;
 };
 
-RunResult run_cli(const std::string& args) {
+// stdout_to: where the command's standard output goes (its own file when empty).
+RunResult run_cli(const std::string& args, const std::string& stdout_to = "") {
   // Not test::temp_dir(): that empties the test's directory, which holds the files being run on.
   // ctest runs tests as parallel processes, so the process id keeps their captures apart.
   static int counter = 0;
@@ -37,7 +39,8 @@ RunResult run_cli(const std::string& args) {
                        (std::to_string(::getpid()) + "-" + std::to_string(++counter));
   fs::create_directories(dir);
   const std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
-  const std::string cmd = std::string("timeout 300 ") + test::cli_path() + " " + args + " >" + out + " 2>" + err;
+  const std::string cmd =
+      std::string("timeout 300 ") + test::cli_path() + " " + args + " >" + (stdout_to.empty() ? out : stdout_to) + " 2>" + err;
   const int raw = std::system(cmd.c_str());
   RunResult r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
@@ -153,6 +156,85 @@ TEST(CliDownload, SileroVadLandsInTheModelCache) {
   expect_clean_failure(wrong_format, "ggml format only");
   EXPECT_NE(models.out.find("silero-vad"), std::string::npos) << models.out;
   EXPECT_NE(models.out.find("ggml-silero-v6.2.0.bin"), std::string::npos) << "listed as cached: " << models.out;
+}
+
+// What a sweep of hostile inputs found: each is refused with a message that says what to do, before
+// any long work, where it made auris hang, run out of memory, or say something misleading.
+TEST_F(Cli, NumbersPastReasonAreRefused) {
+  const struct {
+    std::string options, message;
+  } cases[] = {
+      {"--temperature-increment-on-fallback 1e-9", "at most 100"},  // a billion temperatures
+      {"--temperature 1.5", "at most 1"},
+      {"--beam-size 5 --patience nan", "above 0"},
+      {"--no-speech-threshold nan", "finite"},
+      {"--length-penalty 10", "0.000000 to 1.000000"},
+      {"--clip-timestamps 0,1e300", "1e+300"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.options);
+    const RunResult r = run_cli("transcribe --model " + model_ + " " + c.options + " " + jfk_);
+    EXPECT_NE(r.status, 0);
+    EXPECT_LT(r.status, 128) << "crashed";
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+  }
+}
+
+TEST_F(Cli, PathsThatAreNotFilesFailCleanly) {
+  const std::string dir = test::temp_dir();
+  const std::string fifo = dir + "/model.bin", loop = dir + "/loop";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  fs::create_symlink(loop + "2", loop);
+  fs::create_symlink(loop, loop + "2");
+  expect_clean_failure(run_cli("transcribe --model " + fifo + " " + jfk_), "not a regular file");  // not a hang
+  expect_clean_failure(run_cli("transcribe --model " + loop + " " + jfk_), "cannot use '" + loop + "'");
+  expect_clean_failure(run_cli("wer " + dir + " " + dir), "is a directory");
+  expect_clean_failure(run_cli("wer /dev/zero /dev/zero"), "over 256 MB");  // not read into memory to the end
+}
+
+TEST_F(Cli, ASampleRateNoRecordingHasIsADamagedHeader) {
+  const std::string path = test::temp_dir() + "/one_hertz.wav";
+  std::vector<char> data(32000, 1);  // 1 s of samples at 16 kHz, which at 1 Hz would be 4.4 hours
+  std::ofstream wav(path, std::ios::binary);
+  auto u32 = [&](uint32_t v) { wav.write(reinterpret_cast<const char*>(&v), 4); };
+  auto u16 = [&](uint16_t v) { wav.write(reinterpret_cast<const char*>(&v), 2); };
+  wav << "RIFF";
+  u32(36 + data.size());
+  wav << "WAVEfmt ";
+  u32(16), u16(1), u16(1), u32(1), u32(2), u16(2), u16(16);
+  wav << "data";
+  u32(data.size());
+  wav.write(data.data(), static_cast<std::streamsize>(data.size()));
+  wav.close();
+  expect_clean_failure(run_cli("transcribe --model " + model_ + " " + path), "sample rate is 1 Hz");
+}
+
+TEST_F(Cli, ATranscriptTheOutputRefusedIsAFailure) {
+  expect_clean_failure(run_cli("transcribe --model " + model_ + " --beam-size 0 " + jfk_, "/dev/full"),
+                       "could not write to standard output");
+}
+
+TEST_F(Cli, InputsThatWouldCollideAreRefused) {
+  const std::string dir = test::temp_dir();
+  fs::copy_file(jfk_, dir + "/talk.flac");
+  fs::copy_file(data_ + "/audio/jfk.wav", dir + "/talk.wav");
+  expect_clean_failure(run_cli("transcribe --model " + model_ + " -f txt -o " + dir + "/out " + dir + "/talk.flac " + dir +
+                               "/talk.wav"),
+                       "would write the same transcript files");
+  expect_clean_failure(run_cli("transcribe --model " + model_ + " - - < " + jfk_), "can be read once");
+  // `auris stream -` takes raw PCM: a file piped in is named, not decoded as noise.
+  expect_clean_failure(run_cli("stream --model " + model_ + " - < " + jfk_), "holds a FLAC file");
+}
+
+// A conversion that fails leaves what was at the output as it was, and no partial model beside it.
+TEST_F(Cli, AFailedConversionLeavesNothingHalfWritten) {
+  const std::string dir = test::temp_dir(), output = dir + "/taken";
+  std::ofstream(output) << "mine";
+  const RunResult r = run_cli("convert " + model_ + " --to hf -o " + output);
+  EXPECT_EQ(r.status, 1) << r.err;
+  std::ifstream kept(output);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "mine");
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path(), fs::path(output)) << "left behind";
 }
 
 TEST_F(Cli, MissingModelSaysHowToGetIt) {

@@ -1,11 +1,52 @@
 // `auris`: speech recognition with Whisper models. Subcommands: transcribe, detect-language,
 // models, download, convert, wer, serve, stream. Every failure ends in one line on stderr and a non-zero exit.
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <filesystem>
+#include <iostream>
+#include <new>
 #include <vector>
 
 #include "auris/error.h"
 #include "commands.h"
+
+namespace {
+
+// A command's exit status once what it printed has reached standard output: a transcript that a
+// full disk refused is a failure, not a success.
+int written_out(int status) {
+  errno = 0;
+  std::cout.flush();  // synchronised with stdio: this flushes stdout, and sets errno on failure
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (!flushed || std::ferror(stdout) || !std::cout) {
+    std::fprintf(stderr, "auris: error: could not write to standard output (%s)\n",
+                 error ? std::strerror(error) : "the disk is full or the output was closed");
+    return status == 0 ? 1 : status;
+  }
+  return status;
+}
+
+// CLI11's ranges let "nan" through (no comparison with it fails): every number option of every
+// subcommand must also be finite.
+void require_finite_numbers(CLI::App& app) {
+  const CLI::Validator finite(
+      [](std::string& value) -> std::string {
+        char* end = nullptr;
+        const double x = std::strtod(value.c_str(), &end);
+        return end != value.c_str() && !std::isfinite(x) ? "a finite number is needed, got " + value : "";
+      },
+      "", "FINITE");
+  for (CLI::App* command : app.get_subcommands({}))
+    for (CLI::Option* option : command->get_options())
+      if (option->get_type_name().rfind("FLOAT", 0) == 0) option->check(finite);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"auris: fast, faithful OpenAI Whisper speech recognition"};
@@ -18,6 +59,7 @@ int main(int argc, char** argv) {
       auris::cli::add_serve_command(app),      auris::cli::add_stream_command(app),
   };
 
+  require_finite_numbers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -25,9 +67,16 @@ int main(int argc, char** argv) {
   }
   try {
     for (const auto& command : commands)
-      if (command.parser->parsed()) return command.run();
+      if (command.parser->parsed()) return written_out(command.run());
   } catch (const auris::Error& e) {
     std::fprintf(stderr, "auris: error: %s\n", e.what());
+    return 1;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // The system refused a path (a symlink loop, a name too long, no permission): the user's to fix.
+    std::fprintf(stderr, "auris: error: cannot use '%s': %s\n", e.path1().c_str(), e.code().message().c_str());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "auris: error: out of memory: the input or the options need more than this machine has\n");
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "auris: internal error: %s\n", e.what());

@@ -92,7 +92,7 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--request-timeout", a->options.request_timeout_s, "Seconds a request body may take to arrive (408 after)")
       ->check(CLI::Range(0.1, 86400.0))
       ->capture_default_str();
-  cmd->add_option("--threads", a->options.threads, "CPU threads of the batched passes (0: all cores)")
+  cmd->add_option("-t,--threads", a->options.threads, "CPU threads of the batched passes (0: all cores)")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();
   cmd->add_option("--compute-type", a->compute_type, "float16 (default), float32, bfloat16, int8 or int8_bfloat16, as for transcribe")

@@ -182,7 +182,8 @@ Command add_stream_command(CLI::App& app) {
   cmd->add_option("--beam-size", a->beam_size, "Beams in beam search (0: greedy)")->check(CLI::Range(0, 16))->capture_default_str();
   cmd->add_option("--initial-prompt", a->initial_prompt, "Text to condition the start on (spelling, vocabulary)");
   cmd->add_option("--hallucination-silence-threshold", a->hallucination_silence_threshold,
-                  "Skip silences longer than this (s) around a likely hallucination, as transcribe does");
+                  "Skip silences longer than this (s) around a likely hallucination, as transcribe does")
+      ->check(positive_number());
   cmd->add_option("--step-ms", a->step_ms, "New audio that triggers the next decode")->check(CLI::Range(100, 30000))->capture_default_str();
   cmd->add_option("--trim-s", a->trim_seconds, "Cut the buffer at a committed segment end once it is longer than this")
       ->check(CLI::Range(1.0, 25.0))

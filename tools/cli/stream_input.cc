@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -47,6 +48,31 @@ size_t StreamInput::read(std::vector<float>& out, size_t max_samples) {
   return n;
 }
 
+namespace {
+
+// The container a stream's first bytes announce, or null: raw PCM starting with one of these is
+// all but impossible, and a file piped in by mistake would otherwise decode as noise.
+const char* container_of(const std::string& head) {
+  if (head.compare(0, 4, "RIFF") == 0) return "a WAV file";
+  if (head.compare(0, 4, "fLaC") == 0) return "a FLAC file";
+  if (head.compare(0, 4, "OggS") == 0) return "an Ogg file";
+  if (head.compare(0, 3, "ID3") == 0) return "an MP3 file";
+  if (head.size() >= 8 && head.compare(4, 4, "ftyp") == 0) return "an MP4/M4A file";
+  return nullptr;
+}
+
+}  // namespace
+
+void StreamInput::check_raw(const unsigned char* bytes, size_t n) {
+  if (head_.size() >= 8) return;
+  head_.append(reinterpret_cast<const char*>(bytes), std::min(n, 8 - head_.size()));
+  if (head_.size() < 4) return;
+  if (const char* container = container_of(head_))
+    throw Error("standard input holds " + std::string(container) + ", but `auris stream -` reads raw 16-kHz mono s16le "
+                "PCM: give the file's path instead (with --realtime to pace it), or convert it with "
+                "`ffmpeg -i IN -f s16le -ac 1 -ar 16000 -`");
+}
+
 size_t StreamInput::read_raw_stdin(std::vector<float>& out, size_t max_samples) {
   std::vector<unsigned char> bytes(max_samples * 2);
   size_t have = partial_.size();
@@ -70,6 +96,7 @@ size_t StreamInput::read_raw_stdin(std::vector<float>& out, size_t max_samples) 
                     "s16le PCM, e.g. from `ffmpeg -i IN -f s16le -ac 1 -ar 16000 -`");
       return 0;
     }
+    check_raw(bytes.data() + have, static_cast<size_t>(got));
     have += static_cast<size_t>(got);
   }
   const size_t samples = have / 2;

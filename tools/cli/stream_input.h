@@ -31,6 +31,8 @@ class StreamInput {
 
  private:
   size_t read_raw_stdin(std::vector<float>& out, size_t max_samples);
+  // Throws auris::Error once stdin's first bytes show a container (a WAV or FLAC file, ...).
+  void check_raw(const unsigned char* bytes, size_t n);
 
   std::string name_;
   std::unique_ptr<AudioStream> ffmpeg_;  // null for raw stdin
@@ -39,6 +41,7 @@ class StreamInput {
   std::chrono::steady_clock::time_point start_;
   long long samples_ = 0;
   std::vector<unsigned char> partial_;  // stdin bytes of a sample not yet whole
+  std::string head_;                     // stdin's first 8 bytes, for check_raw
 };
 
 }  // namespace auris::cli

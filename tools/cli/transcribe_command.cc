@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <utility>
 #include <string>
@@ -141,12 +142,7 @@ TranscribeOptions to_options(const TranscribeArgs& a) {
   d.suppress_tokens = TextOrTokens(a.suppress_tokens);
   if (!a.prefix.empty()) d.prefix = TextOrTokens(a.prefix);
   d.without_timestamps = a.without_timestamps;
-  o.temperatures.clear();
-  if (a.temperature_increment > 0) {
-    for (double t = a.temperature; t <= 1.0 + 1e-6; t += a.temperature_increment) o.temperatures.push_back(t);
-  } else {
-    o.temperatures.push_back(a.temperature);
-  }
+  o.temperatures = fallback_temperatures(a.temperature, a.temperature_increment);
   o.compression_ratio_threshold = a.compression_ratio_threshold;
   o.logprob_threshold = a.logprob_threshold;
   o.no_speech_threshold = a.no_speech_threshold;
@@ -228,9 +224,9 @@ Command add_transcribe_command(CLI::App& app) {
   cmd->add_option("--best-of", a->best_of, "Candidates when sampling with temperature > 0")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
-  cmd->add_option("--patience", a->patience, "Beam search patience (default 1.0)")->check(CLI::PositiveNumber);
+  cmd->add_option("--patience", a->patience, "Beam search patience (default 1.0)")->check(positive_number());
   cmd->add_option("--length-penalty", a->length_penalty, "Length penalty alpha (default: length normalisation)")
-      ->check(CLI::Range(0.0, 10.0));
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--suppress-tokens", a->suppress_tokens, "Comma-separated token ids to suppress; -1: non-speech")
       ->capture_default_str();
   cmd->add_option("--initial-prompt", a->initial_prompt, "Text to condition the first window on");
@@ -259,7 +255,7 @@ Command add_transcribe_command(CLI::App& app) {
   cmd->add_flag("--carry-initial-prompt", a->carry_initial_prompt, "Prepend the initial prompt to every window's prompt");
   cmd->add_option("--hallucination-silence-threshold", a->hallucination_silence_threshold,
                   "With word timestamps: skip silences longer than this (s) around a likely hallucination")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--max-line-width", a->max_line_width, "Subtitles: characters per line (needs --word-timestamps)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-line-count", a->max_line_count, "Subtitles: lines per cue (needs --word-timestamps)")
@@ -319,7 +315,17 @@ Command add_transcribe_command(CLI::App& app) {
     set_cpu_threads(a->threads);
     const std::string format = !a->output_format.empty() ? a->output_format : (a->output_dir.empty() ? "" : "all");
     const std::string output_dir = a->output_dir.empty() ? "." : a->output_dir;
-    if (!format.empty()) require_writable_directory(output_dir);  // fail before hours of work, not after
+    if (!format.empty()) {
+      require_writable_directory(output_dir);  // fail before hours of work, not after
+      // Two inputs named alike (talk.wav, talk.flac) would write the same files, the second over the first.
+      std::map<std::string, std::string> writer_of;
+      for (const std::string& file : a->files) {
+        const std::string path = output_path(file, output_dir, OutputFormat::kTxt);
+        if (const auto [it, fresh] = writer_of.emplace(path, file); !fresh)
+          throw Error("'" + it->second + "' and '" + file + "' would write the same transcript files (" + path +
+                      ", ...): transcribe them into different --output-dir folders, or rename one");
+      }
+    }
     SubtitleOptions subtitles;
     if (a->max_line_width > 0) subtitles.max_line_width = a->max_line_width;
     if (a->max_line_count > 0) subtitles.max_line_count = a->max_line_count;
@@ -333,6 +339,8 @@ Command add_transcribe_command(CLI::App& app) {
     for (const CLI::Option* option : a->vad_options)
       if (option->count() > 0 && !a->vad) throw Error(option->get_name() + " needs --vad");
     if (a->pack && a->batch_size == 0) throw Error("--pack needs --batch-size");
+    if (std::count(a->files.begin(), a->files.end(), "-") > 1)
+      throw Error("standard input ('-') can be read once: give it once among the files");
     TranscribeOptions options = to_options(*a);  // validates --clip-timestamps before any work
     if (options.vad) {
       if (options.clip_timestamps.size() > 1 || (options.clip_timestamps.size() == 1 && options.clip_timestamps[0] != 0.0))

@@ -1,7 +1,10 @@
 // `auris wer REFERENCE HYPOTHESIS`: word error rate between two text files (one utterance per line),
 // after openai/whisper's EnglishTextNormalizer by default, as the accuracy tests and benchmarks use.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <system_error>
 #include <string>
 #include <vector>
 
@@ -12,11 +15,27 @@
 namespace auris::cli {
 namespace {
 
+// Transcripts are text of a few megabytes at most; more (a device such as /dev/zero) is refused
+// rather than read into memory.
+constexpr size_t kMostBytes = 256u << 20;
+
 std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error("'" + path + "' is a directory: give a text file with one utterance per line");
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read '" + path + "': give a text file with one utterance per line");
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMostBytes)
+      throw Error("'" + path + "' holds over " + std::to_string(kMostBytes >> 20) +
+                  " MB: give a transcript, one utterance per line");
+  }
   std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::istringstream stream(text);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
   return lines;
 }
 
