@@ -1,6 +1,7 @@
 #include "server/transcription_server.h"
 
 #include <httplib.h>
+#include <netdb.h>
 #include <sys/socket.h>
 
 #include <chrono>
@@ -457,9 +458,18 @@ int TranscriptionServer::bind() {
   int port = o.port;
   if (port == 0) port = impl_->http.bind_to_any_port(o.host);
   else if (!impl_->http.bind_to_port(o.host, port)) port = -1;
-  if (port < 0)
+  if (port < 0) {
+    addrinfo hints{};
+    hints.ai_flags = AI_PASSIVE;
+    addrinfo* found = nullptr;
+    const int rc = ::getaddrinfo(o.host.c_str(), nullptr, &hints, &found);
+    if (found) ::freeaddrinfo(found);
+    if (rc != 0)
+      throw Error("cannot listen on '" + o.host + "': it is not an address or a host name (" + ::gai_strerror(rc) +
+                  "); give --host an address of this machine, such as 127.0.0.1 or 0.0.0.0");
     throw Error("cannot listen on " + o.host + ":" + std::to_string(o.port) +
                 ": the address is in use or not this machine's (pick another --port or --host)");
+  }
   // cpp-httplib 0.11 (Debian 12's, compiled) listens with a backlog of 5: 32 clients connecting at
   // once, while both cores decode, overflowed the accept queue and some were reset. Listening
   // again on the same socket only widens its queue (the kernel caps it at net.core.somaxconn).

@@ -132,6 +132,20 @@ class TranscriptionServerTest : public ::testing::Test {
   static inline std::string data_, jfk_;
 };
 
+// An address that is no address is named as such, not taken for one in use.
+TEST_F(TranscriptionServerTest, AHostThatIsNoAddressIsNamed) {
+  ServerOptions o = small_limits();
+  o.host = "999.1.1.1";
+  o.port = 0;
+  TranscriptionServer server(std::vector<ServedModel>{{"tiny.en", model_}}, o);
+  try {
+    server.bind();
+    ADD_FAILURE() << "bound to 999.1.1.1";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not an address or a host name"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(TranscriptionServerTest, ABurstOfClientsWaitsInTheAcceptQueue) {
   // Bound but not serving: nothing accepts, so every connection waits in the kernel's accept queue,
   // as a burst does while the accept thread waits for a core. cpp-httplib's own backlog of 5 held 6.
