@@ -19,6 +19,7 @@
 
 #include "auris/audio.h"
 #include "auris/batch.h"
+#include "auris/error.h"
 #include "auris/output.h"
 #include "test_support.h"
 
