@@ -53,13 +53,16 @@ TEST_F(TranscriberApi, RefusesContradictoryOptionsBeforeWork) {
   EXPECT_EQ(engine_counters(t).encoder_windows, 0) << "no window may be encoded for a refused request";
 }
 
-// openai's np.arange(temperature, 1.0 + 1e-6, increment): start + i * step, not a running sum
-// (0.1 summed seven times is 0.7999999999999999, np.arange's eighth value 0.7000000000000001).
+// openai's np.arange(temperature, 1.0 + 1e-6, increment), to the last bit: numpy fills start,
+// start + step, then start + i * ((start + step) - start), which is neither a running sum (0.1
+// summed seven times is 0.7999999999999999, np.arange's eighth value 0.7000000000000001) nor
+// start + i * step (0.5 + 2 * 0.2 is 0.9, np.arange's third value 0.8999999999999999).
 TEST(FallbackTemperatures, AreOpenaisArange) {
   EXPECT_EQ(fallback_temperatures(0.0, 0.2), (std::vector<double>{0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0}));
   const std::vector<double> tenths = fallback_temperatures(0.0, 0.1);
   ASSERT_EQ(tenths.size(), 11u);
-  EXPECT_EQ(tenths[7], 0.1 * 7);
+  EXPECT_EQ(tenths[7], 0.7000000000000001);
+  EXPECT_EQ(fallback_temperatures(0.5, 0.2), (std::vector<double>{0.5, 0.7, 0.8999999999999999}));
   EXPECT_EQ(fallback_temperatures(0.5, 0.0), std::vector<double>{0.5});
   EXPECT_EQ(fallback_temperatures(1.0, 0.2), std::vector<double>{1.0});
   EXPECT_EQ(fallback_temperatures(3.0, 0.0), std::vector<double>{3.0}) << "above 1 only without fallback";

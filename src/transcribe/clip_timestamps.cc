@@ -38,7 +38,7 @@ std::vector<std::pair<int, int>> seek_clips(const std::vector<double>& clip_time
   std::vector<int> points;
   for (double seconds : clip_timestamps) {
     if (!std::isfinite(seconds) || seconds < 0 || seconds > 1e8)
-      throw Error("clip_timestamps must be seconds from 0 to 1e8 (three years), got " + number_text(seconds));
+      throw Error("clip_timestamps must be non-negative finite seconds, up to 1e8, got " + number_text(seconds));
     // Python's round(): halves to even.
     points.push_back(static_cast<int>(std::nearbyint(seconds * 100.0)));
   }

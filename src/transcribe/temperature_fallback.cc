@@ -32,15 +32,16 @@ std::vector<double> fallback_temperatures(double start, double increment) {
   if (start > 1.0)
     throw Error("with a temperature increment on fallback the temperature must be at most 1, got " + number_text(start) +
                 ": set the increment to 0 to decode at " + number_text(start) + " alone");
-  // np.arange's length, and its values as start + i * step (not a running sum, whose rounding
-  // would drift from openai's temperatures).
+  // np.arange's length, and its values as numpy fills them: start, start + step, then
+  // start + i * delta with delta = (start + step) - start (neither a running sum nor start + i * step).
   const double count = std::ceil((1.0 + 1e-6 - start) / increment);
   if (count > kMaxFallbackTemperatures)
     throw Error("a temperature increment on fallback of " + number_text(increment) + " from " + number_text(start) +
                 " gives " + number_text(count) + " temperatures; at most " + std::to_string(kMaxFallbackTemperatures) +
                 " (openai's default is 0.2: 6 temperatures)");
+  const double delta = (start + increment) - start;
   std::vector<double> temperatures;
-  for (int i = 0; i < static_cast<int>(count); ++i) temperatures.push_back(start + i * increment);
+  for (int i = 0; i < static_cast<int>(count); ++i) temperatures.push_back(i == 1 ? start + increment : start + i * delta);
   return temperatures;
 }
 
