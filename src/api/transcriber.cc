@@ -189,10 +189,7 @@ Transcript Transcriber::transcribe_file(const std::string& path, const Transcrib
   const int n_mels = model_impl(*model_).weights.dims.n_mels;
   if (!options.vad) {
     StreamingMel mel(path, n_mels);
-    if (mel.content_frames() == 0)
-      throw Error(mel.num_samples() == 0 ? "'" + path + "' contains no audio samples"
-                                         : "'" + path + "' is too short to transcribe: " + std::to_string(mel.num_samples()) +
-                                               " samples at 16 kHz, under one 10-ms frame");
+    if (mel.content_frames() == 0) require_a_frame(path, mel.num_samples());
     return state_->transcribe_windows(mel, options, threads_);
   }
   const SpeechTimestampsOptions vad_options = check_vad_options(options);

@@ -240,6 +240,9 @@ void AudioStream::Impl::open(const std::string& path, const AudioInput& input) {
                   ". Check the device name (`arecord -L` lists ALSA's, `pactl list sources short` PulseAudio's)");
     if (network)
       throw Error("cannot open the stream " + name + ": " + detail(rc) + ". Check the URL and that the server is reachable.");
+    if (from_stdin)
+      throw Error("cannot read standard input as audio: " + detail(rc) +
+                  ". Is it empty, or not audio? Pipe in a file in a format FFmpeg reads");
     throw Error("cannot read " + name + " as audio: " + detail(rc) +
                 ". Is it an audio or video file in a format FFmpeg supports?");
   }

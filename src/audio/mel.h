@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "auris/audio.h"  // kSampleRate
@@ -17,6 +19,10 @@ inline constexpr int kHopLength = 160;
 inline constexpr int kChunkSeconds = 30;
 inline constexpr int kChunkSamples = kSampleRate * kChunkSeconds;  // 480000
 inline constexpr int kChunkFrames = kChunkSamples / kHopLength;    // 3000
+
+// Throws auris::Error naming `name` where its `samples` (16 kHz) hold no whole 10-ms frame to
+// transcribe: none at all, or fewer than kHopLength.
+void require_a_frame(const std::string& name, int64_t samples);
 
 struct LogMel {
   int n_mels = 0;

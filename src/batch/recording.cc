@@ -43,7 +43,7 @@ Recording measure_recording(std::unique_ptr<SampleSource> source, const Transcri
     SpeechTimestampsOptions vad_options = speech_timestamps_options(*options.vad);
     vad_options.max_speech_duration_s = std::min<double>(vad_options.max_speech_duration_s, kChunkSeconds);
     const SpeechDetection speech = detect_speech(*vad, *source->open(), vad_options);
-    if (speech.num_samples == 0) throw Error("'" + source->name() + "' contains no audio samples");
+    require_a_frame(source->name(), speech.num_samples);
     r.duration = seconds(speech.num_samples);
     r.speech = speech.spans;
     for (const SpeechGroup& group : group_speech(r.speech, kChunkSeconds)) {
@@ -63,7 +63,7 @@ Recording measure_recording(std::unique_ptr<SampleSource> source, const Transcri
       n += static_cast<int64_t>(block.size());
       silent = silent && std::all_of(block.begin(), block.end(), [](float x) { return x == 0.0f; });
     }
-    if (n == 0) throw Error("'" + source->name() + "' contains no audio samples");
+    require_a_frame(source->name(), n);
     r.duration = seconds(n);
     if (!silent) {
       r.duration_after_vad = r.duration;

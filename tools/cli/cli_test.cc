@@ -209,6 +209,16 @@ TEST_F(Cli, ASampleRateNoRecordingHasIsADamagedHeader) {
   expect_clean_failure(run_cli("transcribe --model " + model_ + " " + path), "sample rate is 1 Hz");
 }
 
+// Under one 10-ms frame there is nothing to transcribe, batched or not (batched, it gave an empty
+// transcript and exit 0).
+TEST_F(Cli, AudioUnderOneFrameIsTooShortBatchedOrNot) {
+  const std::string path = test::write_wav(test::temp_dir() + "/hundred.wav", std::vector<float>(100, 0.1f));
+  for (const std::string batch : {"", "--batch-size 2 "}) {
+    SCOPED_TRACE(batch);
+    expect_clean_failure(run_cli("transcribe --model " + model_ + " " + batch + path), "too short to transcribe: 100 samples");
+  }
+}
+
 TEST_F(Cli, ATranscriptTheOutputRefusedIsAFailure) {
   expect_clean_failure(run_cli("transcribe --model " + model_ + " --beam-size 0 " + jfk_, "/dev/full"),
                        "could not write to standard output");
