@@ -219,6 +219,13 @@ TEST_F(Cli, AudioUnderOneFrameIsTooShortBatchedOrNot) {
   }
 }
 
+// A VAD model named at start is checked at start, not at the first request that asks for VAD.
+TEST_F(Cli, ServeChecksTheVadModelItIsGiven) {
+  const std::string bad = test::temp_dir() + "/vad.bin";
+  std::ofstream(bad) << "not a ggml file";
+  expect_clean_failure(run_cli("serve --model " + model_ + " --port 0 --vad-model " + bad), "vad.bin");
+}
+
 TEST_F(Cli, ATranscriptTheOutputRefusedIsAFailure) {
   expect_clean_failure(run_cli("transcribe --model " + model_ + " --beam-size 0 " + jfk_, "/dev/full"),
                        "could not write to standard output");

@@ -12,6 +12,7 @@
 
 #include "auris/error.h"
 #include "auris/model.h"
+#include "auris/transcribe.h"
 #include "commands.h"
 #include "server/transcription_server.h"
 
@@ -24,6 +25,7 @@ struct ServeArgs {
   std::string device = "cpu";
   int max_upload_mb = 100;
   server::ServerOptions options;
+  const CLI::Option* vad_model_option = nullptr;  // given: checked at start, not at the first request with VAD
 };
 
 // What a request's `model` field calls a model: the name it was given, or a path's last component.
@@ -42,6 +44,11 @@ int serve(const ServeArgs& a) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  if (a.vad_model_option && a.vad_model_option->count() > 0) {
+    VadParameters vad;
+    vad.model = a.options.vad_model;
+    validate(vad);
+  }
   std::vector<server::ServedModel> models;
   for (const std::string& m : a.models)
     models.push_back({served_name(m), Model::load(m, parse_compute_type(a.compute_type), parse_device(a.device))});
@@ -98,8 +105,9 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--compute-type", a->compute_type, "float16 (default), float32, bfloat16, int8 or int8_bfloat16, as for transcribe")
       ->capture_default_str();
   cmd->add_option("--device", a->device, "cpu, or cuda (an NVIDIA GPU)")->capture_default_str();
-  cmd->add_option("--vad-model", a->options.vad_model, "VAD model for requests with vad_filter=true (name or ggml path)")
-      ->capture_default_str();
+  a->vad_model_option =
+      cmd->add_option("--vad-model", a->options.vad_model, "VAD model for requests with vad_filter=true (name or ggml path)")
+          ->capture_default_str();
   return {cmd, [a] { return serve(*a); }};
 }
 
