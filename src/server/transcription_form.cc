@@ -7,6 +7,7 @@
 #include "server/http_error.h"
 #include "tokenizer/languages.h"
 #include "tokenizer/utf8.h"
+#include "util/number_text.h"
 
 namespace auris::server {
 namespace {
@@ -30,13 +31,7 @@ double number_field(const FormFields& fields, const std::string& name, double fa
   if (text->empty() || *end != '\0' || !std::isfinite(value))
     throw bad_field(name, "'" + *text + "' is not a number");
   if (value < low || value > high) {
-    auto shown = [](double v) {
-      std::string s = std::to_string(v);
-      s.erase(s.find_last_not_of('0') + 1);
-      if (s.back() == '.') s.pop_back();
-      return s;
-    };
-    throw bad_field(name, shown(value) + " is out of range: it must be " + shown(low) + " to " + shown(high));
+    throw bad_field(name, number_text(value) + " is out of range: it must be " + number_text(low) + " to " + number_text(high));
   }
   return value;
 }

@@ -26,6 +26,7 @@
 #include "server/transcription_form.h"
 #include "server/upload_file.h"
 #include "server/web_page.h"
+#include "util/number_text.h"
 
 namespace auris::server {
 namespace {
@@ -222,7 +223,7 @@ struct TranscriptionServer::Impl {
     guard->body_ended(req.remote_addr, req.remote_port);
     if (read) body = BodyRead::kRead;
     if (timed_out)
-      throw HttpError(408, "the request body did not arrive within " + seconds_text(options.request_timeout_s) +
+      throw HttpError(408, "the request body did not arrive within " + number_text(options.request_timeout_s) +
                                " s (--request-timeout)", "", "timeout");
     if (too_large) throw HttpError(413, "the upload is larger than this server takes (" + limit_text() + ")", "file", "file_too_large");
     if (disk_full) throw HttpError(507, "the server could not store the upload (its disk is full)", "file", "", "server_error");
@@ -230,7 +231,7 @@ struct TranscriptionServer::Impl {
     if (two_files) throw HttpError(400, "send one 'file' field, not several", "file", "invalid_value");
     if (!read) {
       if (Clock::now() >= deadline)
-        throw HttpError(408, "the request body did not arrive within " + seconds_text(options.request_timeout_s) +
+        throw HttpError(408, "the request body did not arrive within " + number_text(options.request_timeout_s) +
                                  " s (--request-timeout)", "", "timeout");
       throw HttpError(400, "the request body could not be read as multipart/form-data (cut off, or malformed)");
     }
@@ -240,12 +241,6 @@ struct TranscriptionServer::Impl {
   }
 
   std::string limit_text() const { return std::to_string(options.max_upload_bytes >> 20) + " MB, --max-upload-mb"; }
-  static std::string seconds_text(double s) {
-    std::string text = std::to_string(s);
-    text.erase(text.find_last_not_of('0') + 1);
-    if (text.back() == '.') text.pop_back();
-    return text;
-  }
 
   void transcription(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader,
                      bool translate) {
@@ -474,9 +469,9 @@ int TranscriptionServer::bind() {
   // once, while both cores decode, overflowed the accept queue and some were reset. Listening
   // again on the same socket only widens its queue (the kernel caps it at net.core.somaxconn).
   for (int fd : listening_sockets(port)) ::listen(fd, kListenBacklog);
-  const std::string timeout = error_json(HttpError(408, "the request did not arrive within " + Impl::seconds_text(o.request_timeout_s) +
+  const std::string timeout = error_json(HttpError(408, "the request did not arrive within " + number_text(o.request_timeout_s) +
                                                        " s (--request-timeout; headers within " +
-                                                       Impl::seconds_text(kHeaderTimeoutSeconds) + " s)",
+                                                       number_text(kHeaderTimeoutSeconds) + " s)",
                                                    "", "timeout"));
   impl_->guard = std::make_unique<ConnectionGuard>(
       port, kHeaderTimeoutSeconds, o.request_timeout_s,
