@@ -160,10 +160,10 @@ LogMel mel_window(const LogMel& mel, int offset, int length, int n_frames) {
   return window;
 }
 
-void require_a_frame(const std::string& name, int64_t samples) {
+void require_a_frame(const std::string& name, int64_t samples, const char* purpose) {
   if (samples == 0) throw Error("'" + name + "' contains no audio samples");
   if (samples < kHopLength)
-    throw Error("'" + name + "' is too short to transcribe: " + std::to_string(samples) +
+    throw Error("'" + name + "' is too short to " + purpose + ": " + std::to_string(samples) +
                 " samples at 16 kHz, under one 10-ms frame");
 }
 

@@ -20,9 +20,9 @@ inline constexpr int kChunkSeconds = 30;
 inline constexpr int kChunkSamples = kSampleRate * kChunkSeconds;  // 480000
 inline constexpr int kChunkFrames = kChunkSamples / kHopLength;    // 3000
 
-// Throws auris::Error naming `name` where its `samples` (16 kHz) hold no whole 10-ms frame to
-// transcribe: none at all, or fewer than kHopLength.
-void require_a_frame(const std::string& name, int64_t samples);
+// Throws auris::Error naming `name` where its `samples` (16 kHz) hold no whole 10-ms frame for
+// `purpose` ("transcribe", "detect its language"): none at all, or fewer than kHopLength.
+void require_a_frame(const std::string& name, int64_t samples, const char* purpose = "transcribe");
 
 struct LogMel {
   int n_mels = 0;

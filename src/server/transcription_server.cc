@@ -154,6 +154,12 @@ struct TranscriptionServer::Impl {
     return !req.has_header("Content-Length") || (!length.empty() && length.find_first_not_of("0123456789") == std::string::npos);
   }
 
+  // cpp-httplib writes its own "Connection: close" where the client asked to close; a second one would
+  // repeat the header.
+  static void close_after_answer(const httplib::Request& req, httplib::Response& res) {
+    if (req.get_header_value("Connection") != "close") res.set_header("Connection", "close");
+  }
+
   // A request answered before its body was read: the body is read and dropped where it is no larger
   // than an upload may be (plus slack), so that a client still sending gets the answer instead of a
   // reset connection; a larger one, or one cut off half-read, closes the connection instead.
@@ -162,7 +168,7 @@ struct TranscriptionServer::Impl {
     const size_t length = req.get_header_value<uint64_t>("Content-Length");
     if (length == 0 && !req.has_header("Transfer-Encoding")) return;
     if (partly_read || length == 0 || length > options.max_upload_bytes + kDrainSlackBytes || !content_length_is_plain(req)) {
-      res.set_header("Connection", "close");
+      close_after_answer(req, res);
       return;
     }
     const Clock::time_point deadline = request_start + std::chrono::duration_cast<Clock::duration>(
@@ -172,7 +178,7 @@ struct TranscriptionServer::Impl {
     const bool read = req.is_multipart_form_data()
                           ? reader([](const httplib::MultipartFormData&) { return true; }, discard)
                           : reader(discard);
-    if (!read) res.set_header("Connection", "close");
+    if (!read) close_after_answer(req, res);
   }
 
   // Reads the multipart body: text fields into `fields`, the file into `upload`.
@@ -193,10 +199,12 @@ struct TranscriptionServer::Impl {
     std::string current;
     body = BodyRead::kPartlyRead;
     guard->body_started(req.remote_addr, req.remote_port);
-    bool timed_out = false, too_large = false, disk_full = false, field_too_large = false, two_files = false;
+    bool timed_out = false, too_large = false, disk_full = false, field_too_large = false, two_files = false,
+         unnamed_part = false;
     const bool read = reader(
         [&](const httplib::MultipartFormData& part) {
           current = part.name;
+          if (current.empty()) return !(unnamed_part = true);
           if (current == "file") {
             if (upload) {
               two_files = true;
@@ -229,6 +237,9 @@ struct TranscriptionServer::Impl {
     if (disk_full) throw HttpError(507, "the server could not store the upload (its disk is full)", "file", "", "server_error");
     if (field_too_large) throw HttpError(400, "the field '" + current + "' is longer than 64 KiB", current, "invalid_value");
     if (two_files) throw HttpError(400, "send one 'file' field, not several", "file", "invalid_value");
+    if (unnamed_part)
+      throw HttpError(400, "a part of the form has no name: each part needs a Content-Disposition header with "
+                           "name=\"...\" (a line break inside a quoted filename ends that header early)");
     if (!read) {
       if (Clock::now() >= deadline)
         throw HttpError(408, "the request body did not arrive within " + number_text(options.request_timeout_s) +

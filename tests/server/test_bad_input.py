@@ -244,6 +244,29 @@ def test_prompt_that_is_not_utf8(server, healthy):
     healthy(server, transcribe=False)
 
 
+@pytest.mark.parametrize("filename", ["a\r\nb.flac", "a\nb.flac"])
+def test_filename_with_a_line_break(server, healthy, filename):
+    """A raw line break in the quoted filename ends the part's header early, leaving a part with no
+    name: the message says so (it said the nameless field was over 64 KiB), and the connection the
+    client asked to close carries one Connection header, not two."""
+    content_type, body = multipart({"model": "tiny.en"}, ("jfk.flac", audio("jfk.flac").read_bytes()))
+    body = body.replace(b'filename="jfk.flac"', b'filename="' + filename.encode() + b'"')
+    with connect(server) as sock:
+        sock.sendall(request_head(server, TRANSCRIPTIONS, content_type, length=len(body),
+                                  extra="Connection: close\r\n") + body)
+        raw = b""
+        sock.settimeout(30)
+        while chunk := sock.recv(65536):
+            raw += chunk
+    head, _, payload = raw.partition(b"\r\n\r\n")
+    status = int(head.split()[1])
+    check_error(status, payload, 400, "invalid_request_error")
+    assert "no name" in json.loads(payload)["error"]["message"], payload
+    connection_lines = [l for l in head.split(b"\r\n") if l.lower().startswith(b"connection:")]
+    assert len(connection_lines) == 1, head
+    healthy(server, transcribe=False)
+
+
 def test_bad_fields_leave_the_server_working(server, healthy):
     healthy(server)
 

@@ -217,6 +217,8 @@ TEST_F(Cli, AudioUnderOneFrameIsTooShortBatchedOrNot) {
     SCOPED_TRACE(batch);
     expect_clean_failure(run_cli("transcribe --model " + model_ + " " + batch + path), "too short to transcribe: 100 samples");
   }
+  // openai's transcribe() names a language for the padding alone; detect-language refuses, as transcribe does.
+  expect_clean_failure(run_cli("detect-language --model " + model_ + " " + path), "too short to detect its language: 100 samples");
 }
 
 // A VAD model named at start is checked at start, not at the first request that asks for VAD.

@@ -426,7 +426,10 @@ Command add_detect_language_command(CLI::App& app) {
     int failures = 0;
     for (const std::string& file : a->files) {
       try {
-        const auto probs = transcriber.detect_language(load_audio(file), kSampleRate);
+        const std::vector<float> samples = load_audio(file);
+        // openai's transcribe() would name a language for the padding alone.
+        require_a_frame(file, static_cast<int64_t>(samples.size()), "detect its language");
+        const auto probs = transcriber.detect_language(samples, kSampleRate);
         std::string best;
         float best_p = -1;
         for (const auto& [code, p] : probs)
