@@ -16,7 +16,7 @@ speed it plays, against the offline transcript of the same file.
 
 Usage: bench/stream_latency.py [--cli build/auris] [--model tiny.en] [--step-ms 500] [--threads 2]
        [--audio ...longform/hifitts-dev-concat.flac] [--beam-size 5] [--compute-type int8] [--peer VENV/bin/python]
-       [--server build/pyenv/bin/python] [--hallucination-silence-threshold S] [--vad-model FILE]
+       [--server build/pyenv/bin/python [--sessions N]] [--hallucination-silence-threshold S] [--vad-model FILE]
 With --vad-model (a Silero ggml file, or silero-vad for the cached one), `auris stream --vad` runs the
 same feed too, reported beside the stream without VAD.
 With --events DIR, each auris stream's JSON-lines events are kept there (stream.jsonl, stream-vad.jsonl).
@@ -26,13 +26,16 @@ With --peer (the python that scripts/setup_stream_peer.sh prints), ufal's whispe
 With --server, the same feed also goes through `auris serve`'s realtime WebSocket
 (bench/realtime_client.py, run by that python, which needs `websockets`:
 scripts/install_server_test_deps.sh puts it in build/pyenv) in 100-ms chunks of 24-kHz PCM; a
-word's commit time is when its delta event arrived (its compute time and the silence check are not
-measured there: the events carry neither).
+word's commit time is when its delta event arrived. The events carry no audio times, so the silence
+check there counts words that match no offline word and arrive more than 3 s into the silence; the
+compute is the server process's CPU time over the feed. With --sessions N, N sessions of one server
+(--max-sessions N) take the same feed at once, started together, each reported on its own.
 """
 
 import argparse
 import difflib
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -87,25 +90,49 @@ def peer_stream(python, model, audio, step_ms, beam, threads):
     return result["committed"], result["compute_seconds"], result["audio_seconds"]
 
 
-def server_stream(python, cli, model, audio, threads, step_ms, beam):
-    import os
+def cpu_seconds(pid):
+    """User plus system CPU seconds of a process so far (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def server_stream(python, cli, model, audio, threads, step_ms, beam, compute, sessions):
+    """The feed through `sessions` realtime sessions of one server at once, all started together:
+    each session's committed words, the audio seconds, and the server's CPU seconds over the feed."""
     import sys
     os.environ["AURIS_BIN"] = cli  # read when auris_server is imported
     sys.path.insert(0, str(REPO / "tests" / "server"))
     from auris_server import Server
     if step_ms != 500:
         raise SystemExit("--server: the realtime session's step is 500 ms")
-    server = Server("--model", model, "--threads", str(threads))
+    server = Server("--model", model, "--threads", str(threads), "--max-sessions", str(sessions), *compute)
     try:
         url = server.url.replace("http://", "ws://") + "/v1/realtime?intent=transcription"
-        out = subprocess.run([python, str(REPO / "bench/realtime_client.py"), "--url", url, "--audio", audio,
-                              "--model", model, "--beam-size", str(beam)], check=True, capture_output=True, text=True).stdout
+        before = cpu_seconds(server.process.pid)
+        clients = [subprocess.Popen([python, str(REPO / "bench/realtime_client.py"), "--url", url, "--audio", audio,
+                                     "--model", model, "--beam-size", str(beam)], stdout=subprocess.PIPE, text=True)
+                   for _ in range(sessions)]
+        outs = [c.communicate()[0] for c in clients]
+        if any(c.returncode for c in clients):
+            raise SystemExit(f"a realtime client failed: exit codes {[c.returncode for c in clients]}")
+        compute_seconds = cpu_seconds(server.process.pid) - before
     finally:
         server.stop()
-    result = json.loads(out)
+    results = [json.loads(out) for out in outs]
     # Each delta's words, with the time it arrived.
-    committed = [{"word": " " + w, "time": d["time"]} for d in result["deltas"] for w in d["delta"].split()]
-    return committed, result["audio_seconds"]
+    committed = [[{"word": " " + w, "time": d["time"]} for d in r["deltas"] for w in d["delta"].split()] for r in results]
+    return committed, results[0]["audio_seconds"], compute_seconds
+
+
+def late_in_silence(committed, reference_words, silence, grace=3.0):
+    """Words of the delta events that match no offline word and arrived inside the silence, more than
+    `grace` seconds after it began (the events carry no audio times: a word arriving that late is not
+    the speech before it finishing)."""
+    ours = [bare(w["word"]) for w in committed]
+    matcher = difflib.SequenceMatcher(a=ours, b=[bare(w["word"]) for w in reference_words], autojunk=False)
+    matched = {block.a + k for block in matcher.get_matching_blocks() for k in range(block.size)}
+    return [w["word"] for i, w in enumerate(committed)
+            if i not in matched and silence[0] + grace < w["time"] < silence[1]]
 
 
 def delays(committed, reference_words):
@@ -154,9 +181,11 @@ def main():
     parser.add_argument("--peer", help="python of scripts/setup_stream_peer.sh's venv (whisper_streaming on faster-whisper)")
     parser.add_argument("--hallucination-silence-threshold", type=float, help="auris stream's option of that name")
     parser.add_argument("--server", help="python with websockets: also through auris serve's realtime WebSocket")
+    parser.add_argument("--sessions", type=int, default=1, help="with --server: this many realtime sessions at once")
     parser.add_argument("--vad-model", help="also `auris stream --vad` with this Silero VAD file or cached name")
     parser.add_argument("--stream-args", default="", help="more `auris stream` options, as one string")
     parser.add_argument("--vad-only", action="store_true", help="with --vad-model: skip the stream without VAD")
+    parser.add_argument("--server-only", action="store_true", help="with --server: skip `auris stream`")
     parser.add_argument("--events", help="a directory to keep each auris stream's JSON-lines events in")
     args = parser.parse_args()
 
@@ -173,20 +202,25 @@ def main():
     events = (lambda name: str(Path(args.events) / name)) if args.events else (lambda name: None)
     if args.events:
         Path(args.events).mkdir(parents=True, exist_ok=True)
-    if not (args.vad_only and args.vad_model):
+    if not (args.vad_only and args.vad_model) and not (args.server_only and args.server):
         committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms,
                                                    args.beam_size, extra, events("stream.jsonl"))
         report("auris stream", committed, compute, seconds, words, reference_text, offline_wers, args.cli, silence)
-    if args.vad_model:
+    if args.vad_model and not (args.server_only and args.server):
         committed, compute, seconds = auris_stream(args.cli, args.model, args.audio, args.threads, args.step_ms,
                                                    args.beam_size, extra + ["--vad", "--vad-model", args.vad_model],
                                                    events("stream-vad.jsonl"))
         report("auris stream --vad", committed, compute, seconds, words, reference_text, offline_wers, args.cli, silence)
     if args.server:
-        committed, seconds = server_stream(args.server, args.cli, args.model, args.audio, args.threads, args.step_ms,
-                                           args.beam_size)
-        report("auris serve, realtime WebSocket", committed, None, seconds, words, reference_text, offline_wers, args.cli,
-               silence)
+        sessions, seconds, server_compute = server_stream(args.server, args.cli, args.model, args.audio, args.threads,
+                                                          args.step_ms, args.beam_size, compute, args.sessions)
+        for i, committed in enumerate(sessions):
+            name = "auris serve, realtime WebSocket" + (f", session {i + 1} of {len(sessions)}" if len(sessions) > 1 else "")
+            report(name, committed, None, seconds, words, reference_text, offline_wers, args.cli, silence)
+            late = late_in_silence(committed, words, silence)
+            print(f"    {len(late)} unmatched words arrived inside the silence, 3 s or more into it {late[:10]}")
+        print(f"  the server: {server_compute / (seconds * len(sessions)):.3f} CPU s per audio s of each session, "
+              f"{server_compute / seconds:.2f} CPU s per wall s over the feed ({args.threads} threads)")
     if args.peer:
         committed, compute, seconds = peer_stream(args.peer, args.model, args.audio, args.step_ms, args.beam_size, args.threads)
         report("whisper_streaming", committed, compute, seconds, words, reference_text, offline_wers, args.cli, silence)
