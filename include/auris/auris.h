@@ -99,8 +99,8 @@ void auris_result_free(auris_result* result);
 typedef struct auris_transcribe_options {
   const char* language;  /* a code ("en", "de") or a name; NULL: detected (multilingual models) */
   const char* task;      /* "transcribe" (NULL) or "translate" (into English; multilingual models) */
-  int beam_size;         /* beams at temperature 0: 5; 0 decodes greedily */
-  int best_of;           /* candidates sampled at temperature > 0: 5 */
+  int beam_size;         /* beams at temperature 0: 5 (at most 64); 0 decodes greedily */
+  int best_of;           /* candidates sampled at temperature > 0: 5 (at most 64) */
   /* Temperature fallback: a window whose text fails openai's checks (too repetitive, too improbable)
    * is decoded again at temperature + increment, + 2 increments, ... up to 1.0. 0 and 0.2; an
    * increment of 0 decodes each window once. At most 100 temperatures (AURIS_INVALID_ARGUMENT). */
@@ -114,7 +114,7 @@ typedef struct auris_transcribe_options {
    * whisper.cpp ggml VAD file; NULL is "silero-vad", fetched once by `auris download silero-vad`. */
   int vad;
   const char* vad_model;
-  int threads; /* CPU threads of this call; 0: all cores (or OMP_NUM_THREADS) */
+  int threads; /* CPU threads of this call, at most 1024; 0: all cores (or OMP_NUM_THREADS) */
 
   /* Called on the calling thread. A non-zero return stops the transcription before the next window
    * is decoded, and the call returns AURIS_CANCELLED (and no result). The segment's pointers are

@@ -24,8 +24,8 @@ struct DecodingOptions {
   // Sampling: temperature 0 is greedy (or beam search); > 0 samples from softmax(logits / T).
   double temperature = 0.0;
   std::optional<int> sample_len;  // maximum number of tokens to sample; n_text_ctx / 2 when unset
-  std::optional<int> best_of;     // independent sampled sequences, when temperature > 0
-  std::optional<int> beam_size;   // beams in beam search, when temperature == 0
+  std::optional<int> best_of;     // independent sampled sequences, when temperature > 0 (1 to 64)
+  std::optional<int> beam_size;   // beams in beam search, when temperature == 0 (1 to 64)
   std::optional<double> patience; // beam search patience (arxiv:2204.05424)
 
   // Google NMT "alpha" for ranking candidates; unset means plain length normalisation.

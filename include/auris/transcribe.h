@@ -176,7 +176,7 @@ class Transcriber {
   std::map<std::string, float> detect_language(std::span<const float> samples, int sample_rate);
 
   // CPU threads this Transcriber's calls use (0, the default: OpenMP's count for the calling
-  // thread, all cores unless OMP_NUM_THREADS says otherwise). Other Transcribers are not affected.
+  // thread, all cores unless OMP_NUM_THREADS says otherwise; at most 1024). Other Transcribers are not affected.
   void set_threads(int threads);
   int threads() const { return threads_; }
 

@@ -246,8 +246,8 @@ class WhisperModel:
             raise ValueError(f"unknown compute_type '{compute_type}': choose one of {', '.join(_COMPUTE_TYPES)}")
         if device_index not in (0, [0]):
             raise ValueError("auris runs a model on one device: device_index must be 0")
-        if cpu_threads < 0:
-            raise ValueError(f"cpu_threads must be 0 (all cores) or more, got {cpu_threads}")
+        if not 0 <= cpu_threads <= 1024:
+            raise ValueError(f"cpu_threads must be 0 (all cores) to 1024, got {cpu_threads}")
         path = model_size_or_path
         if not os.path.exists(path) and _core.is_registry_model(path):
             path = download_model(path, cache_dir=download_root, local_files_only=local_files_only)

@@ -167,6 +167,20 @@ def test_bad_options_raise(tiny_en, jfk):
         WhisperModel("tiny.en", compute_type="float8")
     with pytest.raises(ValueError, match="batch_size"):
         BatchedInferencePipeline(tiny_en).transcribe(jfk, batch_size=0)
+    # One NaN spoiled the whole window into confident words.
+    with pytest.raises(auris.AurisError, match="NaN or an infinity at sample 1 "):
+        tiny_en.transcribe(np.array([0.0, np.nan] + [0.0] * 16000, np.float32))
+    # Each said "std::bad_cast", or transcribed (-1), or ran out of memory (10**9), or crashed OpenMP.
+    with pytest.raises(TypeError, match="language must be a string, got int"):
+        tiny_en.transcribe(jfk, language=5)
+    with pytest.raises(ValueError, match="initial_prompt is not valid UTF-8"):
+        tiny_en.transcribe(jfk, initial_prompt="\udcff abc")
+    with pytest.raises(ValueError, match="beam_size must be 1 or more"):
+        tiny_en.transcribe(jfk, beam_size=-1)
+    with pytest.raises(auris.AurisError, match="beam_size must be 1 to 64"):
+        tiny_en.transcribe(jfk, beam_size=10**9)
+    with pytest.raises(ValueError, match="cpu_threads"):
+        WhisperModel("tiny.en", cpu_threads=100000)
 
 
 def test_ctrl_c_stops_a_transcription(tmp_path, cache_dir, data):

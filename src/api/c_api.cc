@@ -4,6 +4,7 @@
 #include "auris/auris.h"
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <new>
@@ -17,6 +18,7 @@
 #include "decoding/decoding_task.h"
 #include "transcribe/seek_loop.h"
 #include "transcribe/temperature_fallback.h"
+#include "util/thread_count.h"
 
 struct auris_model {
   std::shared_ptr<const auris::Model> model;
@@ -157,7 +159,8 @@ auris_status transcribe(const auris_model* model, const auris_transcribe_options
     auris_transcribe_options defaults;
     auris_transcribe_options_init(&defaults);
     const auris_transcribe_options& c = c_options ? *c_options : defaults;
-    require(c.threads >= 0, "threads must be 0 (all cores) or more, got " + std::to_string(c.threads));
+    require(c.threads >= 0 && c.threads <= kMostThreads, "threads must be 0 (all cores) to " +
+                                                            std::to_string(kMostThreads) + ", got " + std::to_string(c.threads));
     const TranscribeOptions options = to_options(c);
     check_options(model_impl(*model->model), options);
     Transcriber transcriber(model->model);
@@ -233,6 +236,7 @@ auris_status auris_transcribe_pcm(const auris_model* model, const float* samples
                                   const auris_transcribe_options* options, auris_result** result) {
   return transcribe(model, options, result, [&](Transcriber& t, const TranscribeOptions& o) {
     require(samples != nullptr || n == 0, "samples is NULL but n is " + std::to_string(n));
+    require(n <= static_cast<size_t>(PTRDIFF_MAX) / sizeof(float), "n is " + std::to_string(n) + ", more samples than any array holds");
     require(sample_rate == 16000, "sample_rate must be 16000 (mono), got " + std::to_string(sample_rate) +
                                       ": resample the audio first, or pass the file to auris_transcribe_file");
     return t.transcribe(std::span<const float>(samples, n), sample_rate, o);

@@ -3,6 +3,7 @@
 
 #include "api/engine_access.h"
 #include "api/model_impl.h"
+#include "audio/finite_samples.h"
 #include "audio/mel.h"
 #include "audio/mel_source.h"
 #include "audio/sample_source.h"
@@ -69,6 +70,7 @@ void check_audio(std::span<const float> samples, int sample_rate) {
     throw Error("audio must be 16000 Hz mono for Whisper, got " + std::to_string(sample_rate) +
                 " Hz: resample it first (auris::load_audio does this for files)");
   if (samples.empty()) throw Error("the audio buffer is empty: there is nothing to transcribe");
+  require_finite_samples(samples);
 }
 
 double samples_to_seconds(int64_t samples) { return static_cast<double>(samples) / kSampleRate; }
@@ -117,7 +119,7 @@ Transcriber::Transcriber(std::shared_ptr<const Model> model)
 Transcriber::~Transcriber() = default;
 
 void Transcriber::set_threads(int threads) {
-  if (threads < 0) throw Error("the thread count must be 0 (all cores) or more, got " + std::to_string(threads));
+  check_thread_count(threads);
   threads_ = threads;
 }
 

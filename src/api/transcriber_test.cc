@@ -29,6 +29,14 @@ TEST_F(TranscriberApi, RefusesBuffersItCannotUse) {
   EXPECT_NE(error_of([&] { t.transcribe({}, 16000); }).find("empty"), std::string::npos);
   EXPECT_NE(error_of([&] { t.decode(second, 8000); }).find("resample"), std::string::npos);
   EXPECT_NE(error_of([&] { t.detect_language({}, 16000); }).find("empty"), std::string::npos);
+  // One NaN made the whole window's spectrogram NaN, which decoded as confident words.
+  std::vector<float> spoiled(16000, 0.0f);
+  spoiled[1000] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_NE(error_of([&] { t.transcribe(spoiled, 16000); }).find("NaN or an infinity at sample 1000"), std::string::npos);
+  spoiled[1000] = std::numeric_limits<float>::infinity();
+  EXPECT_NE(error_of([&] { t.detect_language(spoiled, 16000); }).find("at sample 1000"), std::string::npos);
+  // 100,000 threads crashed inside OpenMP.
+  EXPECT_NE(error_of([&] { t.set_threads(100000); }).find("0 (all cores) to 1024"), std::string::npos);
 }
 
 TEST_F(TranscriberApi, RefusesContradictoryOptionsBeforeWork) {

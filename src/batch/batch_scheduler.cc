@@ -48,7 +48,7 @@ struct BatchScheduler::Request {
 BatchScheduler::BatchScheduler(std::shared_ptr<const Model> model, int batch_size, int threads)
     : model_(std::move(model)),
       batch_(make_window_batch(model_impl(*model_), checked_batch_size(batch_size))) {
-  if (threads < 0) throw Error("the thread count must be 0 (all cores) or more, got " + std::to_string(threads));
+  check_thread_count(threads);
   coordinator_ = std::thread([this, threads] {
     const ScopedThreadCount thread_count(threads);
     batch_->run([this] { return next(); });

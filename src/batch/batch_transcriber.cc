@@ -7,6 +7,7 @@
 
 #include "api/engine_access.h"
 #include "api/model_impl.h"
+#include "audio/finite_samples.h"
 #include "audio/mel.h"
 #include "audio/sample_source.h"
 #include "auris/error.h"
@@ -242,7 +243,7 @@ BatchTranscriber::BatchTranscriber(std::shared_future<std::shared_ptr<const Mode
 BatchTranscriber::~BatchTranscriber() = default;
 
 void BatchTranscriber::set_threads(int threads) {
-  if (threads < 0) throw Error("the thread count must be 0 (all cores) or more, got " + std::to_string(threads));
+  check_thread_count(threads);
   impl_->threads = threads;
 }
 
@@ -271,6 +272,7 @@ Transcript BatchTranscriber::transcribe(std::span<const float> samples, int samp
     throw Error("audio must be 16000 Hz mono for Whisper, got " + std::to_string(sample_rate) +
                 " Hz: resample it first (auris::load_audio does this for files)");
   if (samples.empty()) throw Error("the audio buffer is empty: there is nothing to transcribe");
+  require_finite_samples(samples);
   impl_->ready();
   check_batch_options(options, &model_impl(*impl_->model).weights.dims);
   const ScopedThreadCount thread_count(impl_->threads);

@@ -145,8 +145,12 @@ void DecodingTask::verify_options() {
     throw Error("temperature " + std::to_string(o.temperature) + " is invalid; use 0 (greedy) or a positive value");
   }
   if (o.beam_size && o.best_of) throw Error("beam_size and best_of can't be given together; choose one");
-  if (o.beam_size && *o.beam_size < 1) throw Error("beam_size must be at least 1, got " + std::to_string(*o.beam_size));
-  if (o.best_of && *o.best_of < 1) throw Error("best_of must be at least 1, got " + std::to_string(*o.best_of));
+  // Each beam or candidate holds a self-attention cache; a billion of them only runs out of memory.
+  constexpr int kMostCandidates = 64;  // as the CLI's --beam-size and --best-of
+  if (o.beam_size && (*o.beam_size < 1 || *o.beam_size > kMostCandidates))
+    throw Error("beam_size must be 1 to " + std::to_string(kMostCandidates) + ", got " + std::to_string(*o.beam_size));
+  if (o.best_of && (*o.best_of < 1 || *o.best_of > kMostCandidates))
+    throw Error("best_of must be 1 to " + std::to_string(kMostCandidates) + ", got " + std::to_string(*o.best_of));
   if (o.temperature == 0 && o.best_of) {
     throw Error("best_of with greedy sampling (temperature 0) is not compatible; use beam_size, or a temperature > 0");
   }

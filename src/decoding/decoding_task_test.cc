@@ -177,8 +177,12 @@ TEST_F(DecodingTaskOptions, RejectsBadOptions) {
             std::string::npos);
   EXPECT_NE(error_of(with([](auto& o) { o.patience = 2.0; })).find("patience requires beam_size"), std::string::npos);
   EXPECT_NE(error_of(with([](auto& o) { o.beam_size = 5, o.patience = -1.0; })).find("patience"), std::string::npos);
-  EXPECT_NE(error_of(with([](auto& o) { o.beam_size = 0; })).find("beam_size must be at least 1"), std::string::npos);
+  EXPECT_NE(error_of(with([](auto& o) { o.beam_size = 0; })).find("beam_size must be 1 to 64"), std::string::npos);
   EXPECT_NE(error_of(with([](auto& o) { o.best_of = 0, o.temperature = 0.5; })).find("best_of must be"),
+            std::string::npos);
+  // A billion beams or candidates only ran out of memory.
+  EXPECT_NE(error_of(with([](auto& o) { o.beam_size = 1000000000; })).find("beam_size must be 1 to 64"), std::string::npos);
+  EXPECT_NE(error_of(with([](auto& o) { o.best_of = 65, o.temperature = 0.5; })).find("best_of must be 1 to 64"),
             std::string::npos);
   EXPECT_NE(error_of(with([](auto& o) { o.length_penalty = 1.5; })).find("length_penalty"), std::string::npos);
   EXPECT_NE(error_of(with([](auto& o) { o.temperature = -0.1; })).find("temperature"), std::string::npos);

@@ -21,11 +21,13 @@
 #include <exception>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "api/engine_access.h"
 #include "api/model_impl.h"
 #include "api/segment_stream.h"
+#include "audio/finite_samples.h"
 #include "audio/mel_source.h"
 #include "auris/audio.h"
 #include "decoding/decoding_task.h"
@@ -95,50 +97,83 @@ class PyModel {
   std::map<std::string, std::unique_ptr<SileroVad>> vads_;
 };
 
+// What an option of type T must be, in the words of its TypeError.
+template <typename T>
+constexpr const char* expected_type() {
+  if constexpr (std::is_same_v<T, bool>) return "True or False";
+  else if constexpr (std::is_integral_v<T>) return "an integer";
+  else if constexpr (std::is_floating_point_v<T>) return "a number";
+  else if constexpr (std::is_same_v<T, std::string>) return "a string";
+  else if constexpr (std::is_same_v<T, std::vector<int>>) return "a list of 32-bit integers";
+  else if constexpr (std::is_same_v<T, std::vector<double>>) return "a list of numbers";
+  else return "a dict";
+}
+
+// An option of the dict as T. nanobind's own failure says only "std::bad_cast"; this names the
+// option and what it must be (a string with a lone surrogate is no UTF-8 text).
+template <typename T>
+T option(const nb::dict& d, const char* key) {
+  const nb::object value = d[key];
+  try {
+    return nb::cast<T>(value);
+  } catch (const nb::cast_error&) {
+    const std::string given = nb::cast<std::string>(nb::str(value.type().attr("__name__")));
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (nb::isinstance<nb::str>(value)) throw nb::value_error((std::string(key) + " is not valid UTF-8 text (it holds a lone surrogate)").c_str());
+    }
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (nb::isinstance<nb::int_>(value)) throw nb::value_error((std::string(key) + " is out of range").c_str());
+    }
+    throw nb::type_error((std::string(key) + " must be " + expected_type<T>() + ", got " + given).c_str());
+  }
+}
+
 std::optional<double> optional_double(const nb::dict& d, const char* key) {
   if (!d.contains(key) || d[key].is_none()) return std::nullopt;
-  return nb::cast<double>(d[key]);
+  return option<double>(d, key);
 }
 
 // The Python layer's option dict (keys of TranscribeOptions, already checked there) as options.
 TranscribeOptions transcribe_options(const nb::dict& d) {
   TranscribeOptions o;
   DecodingOptions& dec = o.decoding;
-  dec.task = nb::cast<std::string>(d["task"]);
-  if (!d["language"].is_none()) dec.language = nb::cast<std::string>(d["language"]);
+  dec.task = option<std::string>(d, "task");
+  if (!d["language"].is_none()) dec.language = option<std::string>(d, "language");
   // A beam of one is greedy decoding (and then has no patience), as in faster-whisper.
-  if (const int beams = nb::cast<int>(d["beam_size"]); beams > 1) {
+  const int beams = option<int>(d, "beam_size");
+  if (beams < 1) throw nb::value_error(("beam_size must be 1 or more, got " + std::to_string(beams)).c_str());
+  if (beams > 1) {
     dec.beam_size = beams;
-    dec.patience = nb::cast<double>(d["patience"]);
+    dec.patience = option<double>(d, "patience");
   }
-  dec.best_of = nb::cast<int>(d["best_of"]);
-  if (!d["max_new_tokens"].is_none()) dec.sample_len = nb::cast<int>(d["max_new_tokens"]);
-  if (!d["prefix"].is_none()) dec.prefix = TextOrTokens(nb::cast<std::string>(d["prefix"]));
-  dec.suppress_blank = nb::cast<bool>(d["suppress_blank"]);
-  dec.suppress_tokens = TextOrTokens(nb::cast<std::vector<int>>(d["suppress_tokens"]));
-  dec.without_timestamps = nb::cast<bool>(d["without_timestamps"]);
+  dec.best_of = option<int>(d, "best_of");
+  if (!d["max_new_tokens"].is_none()) dec.sample_len = option<int>(d, "max_new_tokens");
+  if (!d["prefix"].is_none()) dec.prefix = TextOrTokens(option<std::string>(d, "prefix"));
+  dec.suppress_blank = option<bool>(d, "suppress_blank");
+  dec.suppress_tokens = TextOrTokens(option<std::vector<int>>(d, "suppress_tokens"));
+  dec.without_timestamps = option<bool>(d, "without_timestamps");
   dec.max_initial_timestamp = optional_double(d, "max_initial_timestamp");
-  o.temperatures = nb::cast<std::vector<double>>(d["temperatures"]);
+  o.temperatures = option<std::vector<double>>(d, "temperatures");
   o.compression_ratio_threshold = optional_double(d, "compression_ratio_threshold");
   o.logprob_threshold = optional_double(d, "log_prob_threshold");
   o.no_speech_threshold = optional_double(d, "no_speech_threshold");
-  o.condition_on_previous_text = nb::cast<bool>(d["condition_on_previous_text"]);
-  if (!d["initial_prompt"].is_none()) o.initial_prompt = nb::cast<std::string>(d["initial_prompt"]);
-  o.word_timestamps = nb::cast<bool>(d["word_timestamps"]);
-  o.prepend_punctuations = nb::cast<std::string>(d["prepend_punctuations"]);
-  o.append_punctuations = nb::cast<std::string>(d["append_punctuations"]);
+  o.condition_on_previous_text = option<bool>(d, "condition_on_previous_text");
+  if (!d["initial_prompt"].is_none()) o.initial_prompt = option<std::string>(d, "initial_prompt");
+  o.word_timestamps = option<bool>(d, "word_timestamps");
+  o.prepend_punctuations = option<std::string>(d, "prepend_punctuations");
+  o.append_punctuations = option<std::string>(d, "append_punctuations");
   o.hallucination_silence_threshold = optional_double(d, "hallucination_silence_threshold");
-  o.clip_timestamps = nb::cast<std::vector<double>>(d["clip_timestamps"]);
+  o.clip_timestamps = option<std::vector<double>>(d, "clip_timestamps");
   if (!d["vad"].is_none()) {
-    const nb::dict v = nb::cast<nb::dict>(d["vad"]);
+    const nb::dict v = option<nb::dict>(d, "vad");
     VadParameters p;
-    p.threshold = nb::cast<double>(v["threshold"]);
+    p.threshold = option<double>(v, "threshold");
     p.neg_threshold = optional_double(v, "neg_threshold");
-    p.min_speech_duration_ms = nb::cast<int>(v["min_speech_duration_ms"]);
-    p.max_speech_duration_s = nb::cast<double>(v["max_speech_duration_s"]);
-    p.min_silence_duration_ms = nb::cast<int>(v["min_silence_duration_ms"]);
-    p.speech_pad_ms = nb::cast<int>(v["speech_pad_ms"]);
-    p.model = nb::cast<std::string>(v["model"]);
+    p.min_speech_duration_ms = option<int>(v, "min_speech_duration_ms");
+    p.max_speech_duration_s = option<double>(v, "max_speech_duration_s");
+    p.min_silence_duration_ms = option<int>(v, "min_silence_duration_ms");
+    p.speech_pad_ms = option<int>(v, "speech_pad_ms");
+    p.model = option<std::string>(v, "model");
     o.vad = p;
   }
   return o;
@@ -209,6 +244,7 @@ class PyTranscription {
     auto transcriber = std::make_shared<Transcriber>(model);
     transcriber->set_threads(threads);
     if (samples.empty()) throw Error("the audio is empty: there is nothing to transcribe");
+    require_finite_samples(samples);
     if (batch_size < 0 || batch_size > 256) throw Error("batch_size must be 1 to 256, got " + std::to_string(batch_size));
     if (options.vad) validate(*options.vad);
     check_options(options, *model);

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "api/model_impl.h"
+#include "audio/finite_samples.h"
 #include "auris/error.h"
 #include "auris/stream.h"
 #include "model/model_download.h"
@@ -369,8 +370,7 @@ StreamingTranscriber::~StreamingTranscriber() = default;
 
 void StreamingTranscriber::push(std::span<const float> samples) {
   State& s = *state_;
-  for (float x : samples)
-    if (!std::isfinite(x)) throw Error("the stream's audio holds a NaN or an infinity: give samples in [-1, 1]");
+  require_finite_samples(samples, "the stream's audio");
   const int64_t first = s.received;
   s.received += static_cast<int64_t>(samples.size());
   if (s.detector)

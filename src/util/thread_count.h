@@ -5,7 +5,21 @@
 
 #include <omp.h>
 
+#include <string>
+
+#include "auris/error.h"
+
 namespace auris {
+
+// More threads than this is a mistake, not a machine: OpenMP would start them all (100,000 crashed it).
+inline constexpr int kMostThreads = 1024;
+
+// Throws auris::Error unless threads is 0 (all cores) to kMostThreads.
+inline void check_thread_count(int threads) {
+  if (threads < 0 || threads > kMostThreads)
+    throw Error("the thread count must be 0 (all cores) to " + std::to_string(kMostThreads) + ", got " +
+                std::to_string(threads));
+}
 
 class ScopedThreadCount {
  public:

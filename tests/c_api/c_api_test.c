@@ -2,6 +2,8 @@
  * samples, read segments and words, and the failures a caller meets: missing model or audio, bad
  * options, cancelling from a callback. Usage: c_api_test MODEL AUDIO (jfk.flac); exits 77 (skipped)
  * when either is absent. */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,12 +115,20 @@ static void reports_failures(const auris_model* model, const char* audio) {
   auris_transcribe_options_init(&options);
   options.threads = -1;
   CHECK(auris_transcribe_file(model, audio, &options, &result) == AURIS_INVALID_ARGUMENT);
+  options.threads = 100000; /* it crashed inside OpenMP */
+  CHECK(auris_transcribe_file(model, audio, &options, &result) == AURIS_INVALID_ARGUMENT);
   CHECK(auris_transcribe_file(NULL, audio, NULL, &result) == AURIS_INVALID_ARGUMENT);
   CHECK(auris_transcribe_file(model, audio, NULL, NULL) == AURIS_INVALID_ARGUMENT);
 
   CHECK(auris_transcribe_pcm(model, second, 16000, 44100, NULL, &result) == AURIS_INVALID_ARGUMENT);
   CHECK(strstr(auris_last_error(), "16000") != NULL);
   CHECK(auris_transcribe_pcm(model, second, 0, 16000, NULL, &result) == AURIS_AUDIO_ERROR);
+  CHECK(auris_transcribe_pcm(model, second, SIZE_MAX, 16000, NULL, &result) == AURIS_INVALID_ARGUMENT);
+  /* One NaN made the window's spectrogram NaN, which decoded as confident words. */
+  second[100] = NAN;
+  CHECK(auris_transcribe_pcm(model, second, 16000, 16000, NULL, &result) == AURIS_AUDIO_ERROR);
+  CHECK(strstr(auris_last_error(), "NaN or an infinity at sample 100") != NULL);
+  second[100] = 0.0f;
   /* Digital silence: no segments, and no error. */
   CHECK(auris_transcribe_pcm(model, second, 16000, 16000, NULL, &result) == AURIS_OK);
   CHECK(auris_result_segment_count(result) == 0);
