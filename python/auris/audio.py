@@ -12,6 +12,19 @@ if TYPE_CHECKING:
 SAMPLE_RATE = 16000
 
 
+def engine_path(path: Union[str, "os.PathLike"]) -> str:
+    """A path as the engine opens it: UTF-8 text. A NUL would cut it short in C++, and a name that is
+    no UTF-8 text (os.fsdecode's surrogates) cannot be passed at all: both are refused here."""
+    path = os.fsdecode(os.fspath(path))
+    if "\0" in path:
+        raise ValueError("embedded null byte in the path")
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"the path {path!r} is not UTF-8 text, which auris needs to open it: rename the file") from None
+    return path
+
+
 def decode_audio(
     input_file: Union[str, "os.PathLike[str]", BinaryIO],
     sampling_rate: int = SAMPLE_RATE,
@@ -23,7 +36,7 @@ def decode_audio(
     if split_stereo:
         raise ValueError("split_stereo is not supported: auris mixes the channels down to mono, as openai/whisper does")
     if isinstance(input_file, (str, os.PathLike)):
-        return _core.load_audio(os.fspath(input_file))
+        return _core.load_audio(engine_path(input_file))
     if not hasattr(input_file, "read"):
         raise TypeError(f"audio must be a path, a binary file object or a float32 NumPy array, not {type(input_file).__name__}")
     data = input_file.read()

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, BinaryIO, Iterable, Iterator, List, Optional, Tuple, Union
 
 from auris import _core
-from auris.audio import SAMPLE_RATE, decode_audio
+from auris.audio import SAMPLE_RATE, decode_audio, engine_path
 from auris.utils import download_model
 from auris.vad import VadOptions
 
@@ -113,7 +113,7 @@ def _audio_input(audio: Union[str, "os.PathLike[str]", BinaryIO, "np.ndarray"]) 
     """A path the engine decodes itself, or float32 samples; NumPy is only imported where the caller
     already has (an array input) or a file object needs decoding here."""
     if isinstance(audio, (str, os.PathLike)):
-        return os.fspath(audio)
+        return engine_path(audio)
     numpy = sys.modules.get("numpy")
     if numpy is not None and isinstance(audio, numpy.ndarray):
         if audio.dtype != numpy.float32:
@@ -159,7 +159,7 @@ def _engine_options(*, task, language, beam_size, best_of, patience, max_new_tok
                     hallucination_silence_threshold, clip_timestamps, vad) -> dict:
     """The options as the engine (_core) takes them."""
     return {
-        "task": task, "language": language, "beam_size": int(beam_size), "best_of": int(best_of),
+        "task": task, "language": language, "beam_size": beam_size, "best_of": best_of,
         "patience": float(patience), "max_new_tokens": max_new_tokens, "prefix": prefix,
         "suppress_blank": bool(suppress_blank),
         "suppress_tokens": [] if suppress_tokens is None else [int(t) for t in suppress_tokens],
@@ -251,7 +251,7 @@ class WhisperModel:
         path = model_size_or_path
         if not os.path.exists(path) and _core.is_registry_model(path):
             path = download_model(path, cache_dir=download_root, local_files_only=local_files_only)
-        self.model = _core.Model(os.fspath(path), _COMPUTE_TYPES[compute_type], device)
+        self.model = _core.Model(engine_path(path), _COMPUTE_TYPES[compute_type], device)
         self.cpu_threads = cpu_threads
         self.num_workers = num_workers
 

@@ -181,6 +181,13 @@ def test_bad_options_raise(tiny_en, jfk):
         tiny_en.transcribe(jfk, beam_size=10**9)
     with pytest.raises(ValueError, match="cpu_threads"):
         WhisperModel("tiny.en", cpu_threads=100000)
+    with pytest.raises(TypeError, match="beam_size must be an integer, got float"):
+        tiny_en.transcribe(jfk, beam_size=2.7)  # it was cut to 2
+    # A NUL cut the path short in C++, so that "jfk.flac\0junk" transcribed jfk.flac.
+    with pytest.raises(ValueError, match="null byte"):
+        tiny_en.transcribe(str(jfk) + "\0junk")
+    with pytest.raises(ValueError, match="not UTF-8"):
+        decode_audio(os.fsdecode(b"/tmp/\xff\xfe.wav"))
 
 
 def test_ctrl_c_stops_a_transcription(tmp_path, cache_dir, data):
