@@ -19,16 +19,35 @@ std::string model_cache_dir() {
   return (fs::path(home && *home ? home : "/tmp") / ".cache" / "auris" / "models").string();
 }
 
+namespace {
+
+// A name as messages show it: a path of megabytes would fill the message.
+std::string shown(const std::string& name) {
+  constexpr size_t kMost = 200;
+  return name.size() <= kMost ? name : name.substr(0, kMost) + "... (" + std::to_string(name.size()) + " bytes)";
+}
+
+// Whether path exists; a path the system refuses (too long, a symlink loop, no permission) is the
+// caller's to fix, not an internal error.
+bool model_path_exists(const fs::path& path) {
+  std::error_code error;
+  const bool exists = fs::exists(path, error);
+  if (error) throw Error("cannot use the model path '" + shown(path.string()) + "': " + error.message());
+  return exists;
+}
+
+}  // namespace
+
 std::string resolve_model_path(const std::string& path_or_name) {
-  if (path_or_name.empty()) throw Error("no model given: pass --model NAME or a model path");
-  if (fs::exists(path_or_name)) return path_or_name;
+  if (path_or_name.empty()) throw Error("no model given: pass a model name (tiny.en, base, ...) or a model path");
+  if (model_path_exists(path_or_name)) return path_or_name;
   if (path_or_name.find('/') != std::string::npos)
-    throw Error("model path '" + path_or_name + "' does not exist: pass a CTranslate2 or Hugging Face model "
+    throw Error("model path '" + shown(path_or_name) + "' does not exist: pass a CTranslate2 or Hugging Face model "
                 "directory, a whisper.cpp ggml file, or a model name");
   const fs::path cached = fs::path(model_cache_dir()) / path_or_name;
-  if (fs::exists(cached)) return cached.string();
-  throw Error("model '" + path_or_name + "' not found (looked for the path and for " + cached.string() +
-              "): run `auris download " + path_or_name + "`, or scripts/fetch_models.sh for the test models, "
+  if (model_path_exists(cached)) return cached.string();
+  throw Error("model '" + shown(path_or_name) + "' not found (looked for the path and for " + shown(cached.string()) +
+              "): run `auris download " + shown(path_or_name) + "`, or scripts/fetch_models.sh for the test models, "
               "or pass the path of a model directory or ggml file");
 }
 

@@ -106,6 +106,17 @@ static void reports_failures(const auris_model* model, const char* audio) {
   CHECK(strstr(auris_last_error(), "does not exist") != NULL);
   CHECK(auris_model_load("tiny.en", "float64", NULL, &status) == NULL && status == AURIS_INVALID_ARGUMENT);
   CHECK(strstr(auris_last_error(), "float32") != NULL);
+  {
+    /* A 2-MB name was an internal error, echoed whole in its message. */
+    const size_t size = (size_t)1 << 21;
+    char* long_name = malloc(size);
+    CHECK(long_name != NULL);
+    memset(long_name, 'a', size - 1);
+    long_name[size - 1] = '\0';
+    CHECK(auris_model_load(long_name, NULL, NULL, &status) == NULL && status == AURIS_MODEL_ERROR);
+    CHECK(strlen(auris_last_error()) < 1000);
+    free(long_name);
+  }
 
   /* Options are checked before the audio is read. */
   auris_transcribe_options_init(&options);
