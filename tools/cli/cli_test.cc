@@ -187,7 +187,7 @@ TEST_F(Cli, PathsThatAreNotFilesFailCleanly) {
   fs::create_symlink(loop + "2", loop);
   fs::create_symlink(loop, loop + "2");
   expect_clean_failure(run_cli("transcribe --model " + fifo + " " + jfk_), "not a regular file");  // not a hang
-  expect_clean_failure(run_cli("transcribe --model " + loop + " " + jfk_), "cannot use '" + loop + "'");
+  expect_clean_failure(run_cli("transcribe --model " + loop + " " + jfk_), "cannot use the model path '" + loop + "'");
   expect_clean_failure(run_cli("wer " + dir + " " + dir), "is a directory");
   expect_clean_failure(run_cli("wer /dev/zero /dev/zero"), "over 256 MB");  // not read into memory to the end
 }
