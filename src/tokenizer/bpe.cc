@@ -4,7 +4,9 @@
 #include <pcre2.h>
 
 #include <climits>
+#include <functional>
 #include <memory>
+#include <queue>
 
 #include "auris/error.h"
 #include "tokenizer/utf8.h"
@@ -108,43 +110,56 @@ void BytePairEncoder::encode_piece(std::string_view piece, std::vector<int>& out
     out.push_back(whole->second);
     return;
   }
-  // tiktoken's merge loop: parts[i] = (start offset, rank of the bytes spanning parts i..i+1),
-  // i.e. the rank the merge of part i with its right neighbour would have.
+  // tiktoken's rule: merge the adjacent pair of parts whose bytes form the lowest-ranked token,
+  // the leftmost of equal ranks, until no pair forms a token. Parts form a linked list over the
+  // piece's byte offsets, and the candidate merges wait in a min-heap ordered by (rank, offset):
+  // the offset order is the parts' order, so the heap pops the same merge as tiktoken's scan of
+  // every part, in O(n log n) where the scan was O(n^2) (a long word in a prompt hung it).
   constexpr int kNone = INT_MAX;
-  struct Part {
-    size_t start;
-    int merged_rank;
-  };
+  const size_t n = piece.size();
+  // Part p starts at byte p; next[p] is the start of the part after it (n for the last part).
+  std::vector<size_t> next(n), prev(n);
+  std::vector<unsigned> version(n, 0);  // bumped whenever part p's candidate merge changes
+  std::vector<bool> alive(n, true);
+  for (size_t p = 0; p < n; ++p) {
+    next[p] = p + 1;
+    prev[p] = p == 0 ? n : p - 1;  // n: none
+  }
   const auto rank_of = [&](size_t begin, size_t end) {
     const auto it = ranks_.find(piece.substr(begin, end - begin));
     return it == ranks_.end() ? kNone : it->second;
   };
-  std::vector<Part> parts;
-  parts.reserve(piece.size() + 1);
-  for (size_t i = 0; i + 1 < piece.size(); ++i) parts.push_back({i, rank_of(i, i + 2)});
-  parts.push_back({piece.size() - 1, kNone});
-  parts.push_back({piece.size(), kNone});
-  // Called before parts[at + 1] is erased: part i's new right neighbour will span up to what is now
-  // parts[i + 3], so the merged rank is that of parts[i].start .. parts[i + 3].start.
-  const auto rank_after_merge = [&](size_t i) {
-    return i + 3 < parts.size() ? rank_of(parts[i].start, parts[i + 3].start) : kNone;
-  };
-  for (;;) {
-    int best = kNone;
-    size_t at = 0;
-    for (size_t i = 0; i + 1 < parts.size(); ++i) {
-      if (parts[i].merged_rank < best) {  // strict: the leftmost of equal ranks wins
-        best = parts[i].merged_rank;
-        at = i;
-      }
+  struct Candidate {
+    int rank;
+    size_t part;
+    unsigned version;
+    bool operator>(const Candidate& other) const {
+      return rank != other.rank ? rank > other.rank : part > other.part;
     }
-    if (best == kNone) break;
-    if (at > 0) parts[at - 1].merged_rank = rank_after_merge(at - 1);
-    parts[at].merged_rank = rank_after_merge(at);
-    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+  };
+  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> heap;
+  // The merge of part p with the part after it, if their bytes are a token.
+  const auto propose = [&](size_t p) {
+    ++version[p];
+    if (next[p] >= n) return;
+    const int rank = rank_of(p, next[next[p]]);
+    if (rank != kNone) heap.push({rank, p, version[p]});
+  };
+  for (size_t p = 0; p + 1 < n; ++p) propose(p);
+  while (!heap.empty()) {
+    const Candidate best = heap.top();
+    heap.pop();
+    if (!alive[best.part] || best.version != version[best.part]) continue;  // outdated
+    const size_t p = best.part;
+    const size_t absorbed = next[p];
+    alive[absorbed] = false;
+    next[p] = next[absorbed];
+    if (next[p] < n) prev[next[p]] = p;
+    propose(p);
+    if (prev[p] < n) propose(prev[p]);
   }
-  for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    const int token = rank_of(parts[i].start, parts[i + 1].start);
+  for (size_t p = 0; p < n; p = next[p]) {
+    const int token = rank_of(p, next[p]);
     if (token == kNone) {
       throw Error("internal error: BPE produced a part that is not a token");  // bytes are tokens
     }

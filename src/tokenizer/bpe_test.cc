@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <climits>
+#include <random>
+#include <set>
+#include <unordered_map>
+
 #include "auris/error.h"
 #include "tokenizer/test_tokenizers.h"
 
@@ -68,6 +74,83 @@ TEST(BytePairEncoderTest, MergesAnyAdjacentPartsWhoseBytesAreAToken) {
   out.clear();
   bpe.encode_piece("aaa", out);
   EXPECT_EQ(out, (std::vector<int>{256, 'a'}));
+}
+
+// tiktoken's encoding of a piece as it is written: the piece's own token if it is one, else its
+// merge loop, which scans every part for the lowest-ranked pair, the leftmost of equal ranks, and
+// merges it. The encoder must give its tokens.
+std::vector<int> scan_merges(const std::vector<std::string>& tokens, std::string_view piece) {
+  std::unordered_map<std::string, int> ranks;
+  for (size_t i = 0; i < tokens.size(); ++i) ranks.emplace(tokens[i], static_cast<int>(i));
+  const auto rank_of = [&](const std::string& bytes) {
+    const auto it = ranks.find(bytes);
+    return it == ranks.end() ? INT_MAX : it->second;
+  };
+  if (const int whole = rank_of(std::string(piece)); whole != INT_MAX) return {whole};
+  std::vector<std::string> parts;
+  for (const char c : piece) parts.emplace_back(1, c);
+  for (;;) {
+    int best = INT_MAX;
+    size_t at = 0;
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+      if (const int r = rank_of(parts[i] + parts[i + 1]); r < best) {
+        best = r;
+        at = i;
+      }
+    }
+    if (best == INT_MAX) break;
+    parts[at] += parts[at + 1];
+    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+  }
+  std::vector<int> ids;
+  for (const auto& part : parts) ids.push_back(rank_of(part));
+  return ids;
+}
+
+TEST(BytePairEncoderTest, MergesAsTiktokensScanOnRandomVocabularies) {
+  std::mt19937 random(7);
+  for (int vocabulary = 0; vocabulary < 20; ++vocabulary) {
+    // Every byte, then random strings over "abc" in a random order: many ties and chains.
+    std::vector<std::string> tokens;
+    for (int b = 0; b < 256; ++b) tokens.emplace_back(1, static_cast<char>(b));
+    std::set<std::string> extra;
+    while (extra.size() < 40) {
+      std::string token(2 + random() % 5, 'a');
+      for (char& c : token) c = static_cast<char>('a' + random() % 3);
+      extra.insert(token);
+    }
+    std::vector<std::string> shuffled(extra.begin(), extra.end());
+    std::shuffle(shuffled.begin(), shuffled.end(), random);
+    tokens.insert(tokens.end(), shuffled.begin(), shuffled.end());
+    const BytePairEncoder bpe(tokens);
+    for (int text = 0; text < 100; ++text) {
+      std::string piece(1 + random() % 40, 'a');
+      for (char& c : piece) c = static_cast<char>('a' + random() % 3);
+      std::vector<int> out;
+      bpe.encode_piece(piece, out);
+      ASSERT_EQ(out, scan_merges(tokens, piece)) << piece;
+    }
+  }
+}
+
+TEST(BytePairEncoderTest, EncodesAVeryLongWordAndGivesItsBytesBack) {
+  // One "word" of 300,000 letters, as a pasted prompt can hold: the merges must not take
+  // quadratic time (they took minutes), and the tokens must spell the word.
+  AURIS_REQUIRE_SHARED_DATA(data);
+  const auto& vocab = test::tiktoken_vocab(data, "gpt2");
+  const BytePairEncoder bpe(vocab);
+  std::mt19937 random(3);
+  std::string word(300'000, 'a');
+  for (char& c : word) c = static_cast<char>('a' + random() % 26);
+  std::vector<int> out;
+  bpe.encode_piece(word, out);
+  std::string spelled;
+  for (const int id : out) spelled += vocab.at(static_cast<size_t>(id));
+  EXPECT_EQ(spelled, word);
+  // Its first 2,000 letters as the scan merges them (the scan is too slow for the whole word).
+  std::vector<int> head;
+  bpe.encode_piece(std::string_view(word).substr(0, 2000), head);
+  EXPECT_EQ(head, scan_merges(vocab, std::string_view(word).substr(0, 2000)));
 }
 
 TEST(BytePairEncoderTest, RejectsVocabulariesThatCannotEncodeEveryByte) {
