@@ -46,4 +46,10 @@ def decode_audio(
     with tempfile.NamedTemporaryFile(prefix="auris-audio-") as spool:
         spool.write(data)
         spool.flush()
-        return _core.load_audio(spool.name)
+        try:
+            return _core.load_audio(spool.name)
+        except _core.AurisError as e:
+            # The message names the spool, which the caller never saw: name their file object instead.
+            name = getattr(input_file, "name", None)
+            shown = name if isinstance(name, str) else "the file object"
+            raise _core.AurisError(str(e).replace(spool.name, shown)) from None

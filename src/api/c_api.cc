@@ -19,6 +19,7 @@
 #include "transcribe/seek_loop.h"
 #include "transcribe/temperature_fallback.h"
 #include "util/thread_count.h"
+#include "util/out_of_memory.h"
 
 struct auris_model {
   std::shared_ptr<const auris::Model> model;
@@ -56,9 +57,10 @@ auris_status guarded(auris_status errors, const std::function<void()>& body) {
   } catch (const Error& e) {
     status = errors;
     last_error = e.what();
-  } catch (const std::bad_alloc&) {
+  } catch (const std::bad_alloc& e) {
     status = AURIS_INTERNAL_ERROR;
-    last_error = "out of memory: use a smaller model, int8, or fewer threads transcribing at once";
+    last_error = std::string(dynamic_cast<const OutOfMemory*>(&e) ? e.what() : "out of memory") +
+                 ": use a smaller model, int8, or fewer threads transcribing at once";
   } catch (const std::exception& e) {
     status = AURIS_INTERNAL_ERROR;
     last_error = std::string("internal error in auris (please report it): ") + e.what();

@@ -42,15 +42,15 @@ const CudaBackend* load() {
   if (!handle)
     throw Error("cannot load the CUDA backend " + path + " (" + dlerror() +
                 "): build auris where the CUDA toolkit is installed, or set AURIS_CUDA_PLUGIN to the library; "
-                "or use --device cpu");
+                "or use device \"cpu\"");
   auto entry = reinterpret_cast<const CudaBackend* (*)()>(dlsym(handle, "auris_cuda_backend"));
-  if (!entry) throw Error(path + " is not an auris CUDA backend: use --device cpu");
+  if (!entry) throw Error(path + " is not an auris CUDA backend: use device \"cpu\"");
   const CudaBackend* backend = entry();
   if (backend->abi_version != kCudaBackendAbi)
-    throw Error(path + " comes from another auris build: rebuild it with this one, or use --device cpu");
+    throw Error(path + " comes from another auris build: rebuild it with this one, or use device \"cpu\"");
   return backend;
 #else
-  throw Error("this auris was built without CUDA (CMake found no CUDA toolkit): use --device cpu, or rebuild where "
+  throw Error("this auris was built without CUDA (CMake found no CUDA toolkit): use device \"cpu\", or rebuild where "
               "nvcc and cuBLAS are installed (/usr/local/cuda)");
 #endif
 }

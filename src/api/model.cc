@@ -8,6 +8,7 @@
 #include "auris/error.h"
 #include "model/model_loader.h"
 #include "whisper/kv_cache.h"
+#include "util/shown_text.h"
 
 namespace fs = std::filesystem;
 
@@ -20,12 +21,6 @@ std::string model_cache_dir() {
 }
 
 namespace {
-
-// A name as messages show it: a path of megabytes would fill the message.
-std::string shown(const std::string& name) {
-  constexpr size_t kMost = 200;
-  return name.size() <= kMost ? name : name.substr(0, kMost) + "... (" + std::to_string(name.size()) + " bytes)";
-}
 
 // Whether path exists; a path the system refuses (too long, a symlink loop, no permission) is the
 // caller's to fix, not an internal error.

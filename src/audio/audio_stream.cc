@@ -24,6 +24,7 @@ extern "C" {
 #include "audio/ffmpeg_handles.h"
 #include "audio/mel.h"
 #include "auris/error.h"
+#include "util/out_of_memory.h"
 
 namespace fs = std::filesystem;
 
@@ -99,7 +100,7 @@ class Resampler {
       // As the CLI does, guess the usual layout for the channel count (e.g. mono for 1 channel).
       av_channel_layout_default(&layout, frame.ch_layout.nb_channels);
     } else if (av_channel_layout_copy(&layout, &frame.ch_layout) < 0) {
-      throw Error("out of memory copying a channel layout");
+      throw OutOfMemory("copying a channel layout");
     }
     if (!swr_ || frame.format != in_format_ || frame.sample_rate != in_rate_ ||
         av_channel_layout_compare(&layout, &in_layout_) != 0) {
@@ -142,7 +143,7 @@ class Resampler {
                   std::to_string(rate) + " Hz) to 16 kHz mono: " + detail(rc));
     }
     av_channel_layout_uninit(&in_layout_);
-    if (av_channel_layout_copy(&in_layout_, &layout) < 0) throw Error("out of memory copying a channel layout");
+    if (av_channel_layout_copy(&in_layout_, &layout) < 0) throw OutOfMemory("copying a channel layout");
     in_format_ = format;
     in_rate_ = rate;
   }
@@ -219,7 +220,7 @@ void AudioStream::Impl::open(const std::string& path, const AudioInput& input) {
                   "\": try alsa or pulse for a microphone (`ffmpeg -devices` lists them)");
   }
   AVFormatContext* raw_format = avformat_alloc_context();
-  if (!raw_format) throw Error("out of memory opening " + name);
+  if (!raw_format) throw OutOfMemory("opening " + name);
   if (input.stop) {
     raw_format->interrupt_callback.callback = [](void* stop) -> int {
       return static_cast<const std::atomic<bool>*>(stop)->load() ? 1 : 0;
@@ -271,14 +272,14 @@ void AudioStream::Impl::open(const std::string& path, const AudioInput& input) {
   }
 
   decoder.reset(avcodec_alloc_context3(codec));
-  if (!decoder) throw Error("out of memory creating an audio decoder");
+  if (!decoder) throw OutOfMemory("creating an audio decoder");
   if ((rc = avcodec_parameters_to_context(decoder.get(), stream->codecpar)) < 0 ||
       (rc = avcodec_open2(decoder.get(), codec, nullptr)) < 0) {
     throw Error("cannot open the " + std::string(codec->name) + " decoder for " + name + ": " + detail(rc));
   }
   packet.reset(av_packet_alloc());
   frame.reset(av_frame_alloc());
-  if (!packet || !frame) throw Error("out of memory decoding audio");
+  if (!packet || !frame) throw OutOfMemory("decoding audio");
 }
 
 void AudioStream::Impl::drain_frames() {

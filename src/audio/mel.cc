@@ -12,6 +12,7 @@
 
 #include "audio/mel_filters.h"
 #include "auris/error.h"
+#include "util/out_of_memory.h"
 
 namespace auris {
 namespace {
@@ -27,7 +28,7 @@ using FftwBuffer = std::unique_ptr<T[], FftwFree>;
 template <typename T>
 FftwBuffer<T> fftw_buffer(size_t n) {
   void* p = fftwf_malloc(n * sizeof(T));
-  if (!p) throw Error("out of memory allocating an FFT buffer");
+  if (!p) throw OutOfMemory("allocating an FFT buffer");
   return FftwBuffer<T>(static_cast<T*>(p));
 }
 

@@ -12,6 +12,7 @@
 #include "kernels/cpu/row_quantization.h"
 #include "model/half_float.h"
 #include "util/huge_pages.h"
+#include "util/out_of_memory.h"
 
 namespace auris {
 
@@ -133,7 +134,7 @@ SelfKVCache::SelfKVCache(int n_layers, int max_rows, int n_ctx, int n_head, int 
   const size_t size = static_cast<size_t>(n_layers) * max_rows * n_head * n_ctx * d_head;
   k_.reset(static_cast<float*>(std::calloc(size, sizeof(float))));
   v_.reset(static_cast<float*>(std::calloc(size, sizeof(float))));
-  if (!k_ || !v_) throw Error("out of memory for the decoder's self-attention cache (" + std::to_string(2 * size * sizeof(float) >> 20) + " MB)");
+  if (!k_ || !v_) throw OutOfMemory("for the decoder's self-attention cache (" + std::to_string(2 * size * sizeof(float) >> 20) + " MB)");
 }
 
 void SelfKVCache::store(int layer, int row, int pos, const float* k, const float* v) {

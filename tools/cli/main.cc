@@ -13,6 +13,7 @@
 
 #include "auris/error.h"
 #include "commands.h"
+#include "util/out_of_memory.h"
 
 namespace {
 
@@ -75,8 +76,9 @@ int main(int argc, char** argv) {
     // The system refused a path (a symlink loop, a name too long, no permission): the user's to fix.
     std::fprintf(stderr, "auris: error: cannot use '%s': %s\n", e.path1().c_str(), e.code().message().c_str());
     return 1;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "auris: error: out of memory: the input or the options need more than this machine has\n");
+  } catch (const std::bad_alloc& e) {
+    std::fprintf(stderr, "auris: error: %s: the input or the options need more than this machine has\n",
+                 dynamic_cast<const auris::OutOfMemory*>(&e) ? e.what() : "out of memory");
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "auris: internal error: %s\n", e.what());

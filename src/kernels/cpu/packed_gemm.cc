@@ -137,7 +137,7 @@ PackedGemm::PackedGemm(const float* weight, int out, int in, const std::vector<f
     stream.wait();
   } catch (const dnnl::error& e) {
     throw Error(std::string("oneDNN has no ") + precision_name(precision) + " matrix product for this CPU (" + e.what() +
-                "): use --compute-type float32");
+                "): use compute type \"float32\"");
   }
 }
 

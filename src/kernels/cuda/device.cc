@@ -46,7 +46,7 @@ bool ProgrammaticLaunch::allowed() { return programmatic_launch; }
 
 void require_device() {
   const DeviceInfo& d = probe_device();
-  if (!d.usable) throw Error("--device cuda: " + d.reason + ": use --device cpu");
+  if (!d.usable) throw Error("device \"cuda\": " + d.reason + ": use device \"cpu\"");
 }
 
 }  // namespace auris::cuda
