@@ -49,7 +49,8 @@ class BatchTranscriber {
   // Transcribes every file ("-" = standard input), their chunks sharing the batch. on_done(i, t) is
   // called as soon as file i is done, on_error(i, message) for a file that cannot be read or
   // transcribed (the others go on); calls come from any thread, one at a time. Files whose language
-  // is not given (multilingual models) are detected first, on their first chunk. Throws
+  // is not given (multilingual models) are detected first, on their first chunk (and the chunks
+  // after it that options.language_detection_segments allows, while none passes the threshold). Throws
   // auris::Error for invalid options, before any work.
   void transcribe_files(const std::vector<std::string>& paths, const TranscribeOptions& options,
                         const std::function<void(size_t index, Transcript transcript)>& on_done,

@@ -44,6 +44,13 @@ struct DecodingOptions {
   bool without_timestamps = false;
   std::optional<double> max_initial_timestamp = 1.0;
 
+  // CTranslate2's penalties, as faster-whisper passes them (off by default, as there): the logits of
+  // the tokens a sequence already holds past its start sequence (the prefix and the sampled ones)
+  // are divided by repetition_penalty (multiplied where negative; more than 0, 1 is off), and a
+  // token that would repeat an n-gram of no_repeat_ngram_size tokens is forbidden (0 is off).
+  double repetition_penalty = 1.0;
+  int no_repeat_ngram_size = 0;
+
   // auris addition: seed of the sampler used when temperature > 0 (openai uses torch's global RNG).
   std::uint64_t seed = 0;
   // auris addition: tokens the decode takes as its first sampled ones, timestamps included, as if it

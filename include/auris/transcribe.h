@@ -62,11 +62,28 @@ struct TranscribeOptions {
   std::optional<double> logprob_threshold = -1.0;
   std::optional<double> no_speech_threshold = 0.6;
   bool condition_on_previous_text = true;
+  // Language detection, where the language is unset and the model multilingual, as faster-whisper's:
+  // the first 30-s window's language, unless it is no more probable than the threshold and more
+  // windows may be tried: then the next windows are, up to language_detection_segments in all (1 to
+  // 100); the first more probable than the threshold (0 to 1) decides, and if none is, the language
+  // on top most often does, with its highest probability. With VAD the windows are the speech's.
+  int language_detection_segments = 1;
+  double language_detection_threshold = 0.5;
+  static constexpr int kMostLanguageDetectionSegments = 100;
+  // faster-whisper's multilingual mode (multilingual models): every window's language is detected
+  // and the window decoded in it, for recordings that change language. Transcript::language stays
+  // the one detected (or given) for the recording.
+  bool multilingual = false;
   // Text for the first window's prompt (custom vocabulary, spelling, style).
   std::optional<std::string> initial_prompt;
   // Puts initial_prompt at the start of every window's prompt, not only the first; the previous
   // text fills what is left of the prompt's n_text_ctx / 2 - 1 tokens.
   bool carry_initial_prompt = false;
+
+  // faster-whisper's hotwords: words (names, terms) at the start of every window's prompt, before
+  // the previous text, which fills what is left of the prompt's n_text_ctx / 2 - 1 tokens (of the
+  // hotwords themselves, the first ones that fit). Not used where decoding.prefix is given.
+  std::optional<std::string> hotwords;
 
   // Word-level timestamps from the cross-attention of the model's alignment heads and dynamic time
   // warping; fills Segment::words and refines segment starts and ends (openai's word_timestamps).

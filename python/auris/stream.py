@@ -57,13 +57,15 @@ class StreamingTranscriber:
             vad_parameters = VadOptions(min_silence_duration_ms=500, speech_pad_ms=100)
         vad, _ = _vad_dict(vad_filter, vad_parameters)
         options = _engine_options(
-            task=task, language=language, beam_size=beam_size, best_of=5, patience=1.0, max_new_tokens=None,
+            task=task, language=language, beam_size=beam_size, best_of=5, patience=1.0, repetition_penalty=1.0,
+            no_repeat_ngram_size=0, max_new_tokens=None,
             prefix=None, suppress_blank=True, suppress_tokens=[-1], without_timestamps=False,
             max_initial_timestamp=1.0, temperatures=[0.0, 0.2, 0.4, 0.6, 0.8, 1.0], compression_ratio_threshold=2.4,
             log_prob_threshold=-1.0, no_speech_threshold=0.6, condition_on_previous_text=True,
             initial_prompt=initial_prompt, word_timestamps=True, prepend_punctuations="\"'“¿([{-",
             append_punctuations="\"'.。,，!！?？:：”)]}、", hallucination_silence_threshold=None, clip_timestamps=[],
-            vad=vad)
+            vad=vad, language_detection_segments=1, language_detection_threshold=0.5, hotwords=None,
+            multilingual=False)
         self._stream = _core.Stream(model.model, options, step_ms / 1000.0, float(trim_s), model.cpu_threads)
 
     def push(self, audio: "np.ndarray") -> StreamUpdate:
@@ -77,7 +79,8 @@ class StreamingTranscriber:
         return StreamUpdate(_words(committed), _words(tentative), ended)
 
     def finish(self) -> StreamUpdate:
-        """The input ended: commits every word left."""
+        """The input ended, or paused: commits every word left. push() may go on after it, its
+        times continuing, as after an utterance the VAD closed."""
         committed, tentative, ended = self._stream.finish()
         return StreamUpdate(_words(committed), _words(tentative), ended)
 

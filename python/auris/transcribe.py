@@ -97,13 +97,8 @@ _COMPUTE_TYPES = {
 
 # Faster-whisper options auris does not implement, with the only value it accepts.
 _FIXED = {
-    "repetition_penalty": 1,
-    "no_repeat_ngram_size": 0,
     "prompt_reset_on_temperature": 0.5,  # openai/whisper's rule: the prompt resets above 0.5
-    "multilingual": False,
-    "hotwords": None,
     "chunk_length": None,
-    "language_detection_segments": 1,
     "length_penalty": 1,  # CTranslate2's 1 is openai/whisper's plain length normalisation
     "log_progress": False,
 }
@@ -152,15 +147,18 @@ def _vad_dict(vad_filter: bool, vad_parameters) -> Tuple[Optional[dict], Optiona
     return asdict(options), options
 
 
-def _engine_options(*, task, language, beam_size, best_of, patience, max_new_tokens, prefix, suppress_blank,
+def _engine_options(*, task, language, beam_size, best_of, patience, repetition_penalty, no_repeat_ngram_size,
+                    max_new_tokens, prefix, suppress_blank,
                     suppress_tokens, without_timestamps, max_initial_timestamp, temperatures,
                     compression_ratio_threshold, log_prob_threshold, no_speech_threshold, condition_on_previous_text,
                     initial_prompt, word_timestamps, prepend_punctuations, append_punctuations,
-                    hallucination_silence_threshold, clip_timestamps, vad) -> dict:
+                    hallucination_silence_threshold, clip_timestamps, vad, language_detection_segments,
+                    language_detection_threshold, hotwords, multilingual) -> dict:
     """The options as the engine (_core) takes them."""
     return {
         "task": task, "language": language, "beam_size": beam_size, "best_of": best_of,
-        "patience": float(patience), "max_new_tokens": max_new_tokens, "prefix": prefix,
+        "patience": float(patience), "repetition_penalty": repetition_penalty,
+        "no_repeat_ngram_size": no_repeat_ngram_size, "max_new_tokens": max_new_tokens, "prefix": prefix,
         "suppress_blank": bool(suppress_blank),
         "suppress_tokens": [] if suppress_tokens is None else [int(t) for t in suppress_tokens],
         "without_timestamps": bool(without_timestamps), "max_initial_timestamp": max_initial_timestamp,
@@ -170,7 +168,10 @@ def _engine_options(*, task, language, beam_size, best_of, patience, max_new_tok
         "word_timestamps": bool(word_timestamps), "prepend_punctuations": prepend_punctuations,
         "append_punctuations": append_punctuations,
         "hallucination_silence_threshold": hallucination_silence_threshold, "clip_timestamps": clip_timestamps,
-        "vad": vad,
+        "vad": vad, "hotwords": hotwords, "multilingual": bool(multilingual),
+        "language_detection_segments": language_detection_segments,
+        # faster-whisper compares with it unchecked, so None has no meaning of its own: the default.
+        "language_detection_threshold": 0.5 if language_detection_threshold is None else language_detection_threshold,
     }
 
 
@@ -300,7 +301,9 @@ class WhisperModel:
         """Transcribes audio (a path, a binary file object, or float32 samples at 16 kHz).
 
         Returns (segments, info) as faster-whisper does: info is known at once (the speech found
-        and the language detected on the first 30 s); segments is a generator, and the
+        and the language detected on the first 30 s, or on up to language_detection_segments
+        windows of 30 s until one is more probable than language_detection_threshold); segments
+        is a generator, and the
         transcription runs as it is iterated.
         """
         return _transcribe(self, 0, **_arguments(locals()))
@@ -389,19 +392,23 @@ def _transcribe(model: WhisperModel, batch_size: int, audio, language, task, log
         raise ValueError(f"task must be 'transcribe' or 'translate', got '{task}'")
     if initial_prompt is not None and not isinstance(initial_prompt, str):
         raise ValueError("initial_prompt must be text: auris does not take it as token ids")
+    if max_new_tokens is not None and not (isinstance(max_new_tokens, int) and max_new_tokens >= 1):
+        raise ValueError(f"max_new_tokens must be a number of tokens from 1 (None: up to half the text context), "
+                         f"got {max_new_tokens!r}")
     temperatures = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
     clips = _clip_timestamps(clip_timestamps)
     vad, vad_options = _vad_dict(vad_filter, vad_parameters)
     samples = _audio_input(audio)
     options = _engine_options(
         task=task, language=language, beam_size=beam_size, best_of=best_of, patience=patience,
-        max_new_tokens=max_new_tokens, prefix=prefix, suppress_blank=suppress_blank, suppress_tokens=suppress_tokens,
+        repetition_penalty=repetition_penalty, no_repeat_ngram_size=no_repeat_ngram_size, max_new_tokens=max_new_tokens, prefix=prefix, suppress_blank=suppress_blank, suppress_tokens=suppress_tokens,
         without_timestamps=without_timestamps, max_initial_timestamp=max_initial_timestamp, temperatures=temperatures,
         compression_ratio_threshold=compression_ratio_threshold, log_prob_threshold=log_prob_threshold,
         no_speech_threshold=no_speech_threshold, condition_on_previous_text=condition_on_previous_text,
         initial_prompt=initial_prompt, word_timestamps=word_timestamps, prepend_punctuations=prepend_punctuations,
         append_punctuations=append_punctuations, hallucination_silence_threshold=hallucination_silence_threshold,
-        clip_timestamps=clips, vad=vad)
+        clip_timestamps=clips, vad=vad, language_detection_segments=language_detection_segments,
+        language_detection_threshold=language_detection_threshold, hotwords=hotwords, multilingual=multilingual)
     transcription = _core.Transcription(model.model, samples, options, model.cpu_threads, batch_size)
     transcription_options = TranscriptionOptions(
         beam_size=beam_size, best_of=best_of, patience=patience, length_penalty=length_penalty,

@@ -85,6 +85,13 @@ def test_vad_reports_the_speech_and_keeps_the_timeline(tiny_en, jfk, data, cli):
         tiny_en.transcribe(padded, vad_filter=True, vad_parameters={"unknown_knob": 1})
 
 
+def test_faster_whispers_penalties_and_hotwords_equal_the_clis(tiny_en, jfk, cli):
+    segments, _ = tiny_en.transcribe(jfk, repetition_penalty=1.3, no_repeat_ngram_size=2, hotwords="Kennedy, Boston")
+    expected = cli_segments(cli, jfk, "-m", "tiny.en", "--compute-type", "float16", "--repetition-penalty", "1.3",
+                            "--no-repeat-ngram-size", "2", "--hotwords", "Kennedy, Boston")
+    assert [s.tokens for s in segments] == [s["tokens"] for s in expected]
+
+
 def test_the_batched_pipeline_equals_the_clis_batched_transcription(tiny_en, data, cli):
     vad = str(data / "vad" / "for-tests-silero-v6.2.0-ggml.bin")
     long_form = str(data / "audio" / "longform" / "hifitts-dev-concat.flac")
@@ -140,6 +147,12 @@ def test_a_corrupt_model_and_a_corrupt_audio_file_raise(tmp_path, tiny_en):
         tiny_en.transcribe(str(bad_audio))
     with pytest.raises(auris.AurisError):
         tiny_en.transcribe(str(tmp_path / "missing.flac"))
+    # A file object's error names it, not the temporary file it was spooled to.
+    with open(bad_audio, "rb") as f, pytest.raises(auris.AurisError, match="notes.wav") as raised:
+        tiny_en.transcribe(f)
+    assert "auris-audio-" not in str(raised.value)
+    with pytest.raises(auris.AurisError, match="the file object"):
+        tiny_en.transcribe(io.BytesIO(b"not audio at all"))
 
 
 @pytest.mark.parametrize("audio, message", [
@@ -157,8 +170,14 @@ def test_bad_options_raise(tiny_en, jfk):
         tiny_en.transcribe(jfk, not_an_option=1)
     with pytest.raises(ValueError, match="16000"):
         decode_audio(jfk, sampling_rate=8000)
-    with pytest.raises(ValueError, match="repetition_penalty"):
-        tiny_en.transcribe(jfk, repetition_penalty=1.5)
+    with pytest.raises(ValueError, match="length_penalty"):
+        tiny_en.transcribe(jfk, length_penalty=0.5)
+    with pytest.raises(ValueError, match="max_new_tokens must be a number of tokens from 1"):
+        tiny_en.transcribe(jfk, max_new_tokens=0)  # it gave the whole text, as None does
+    with pytest.raises(auris.AurisError, match="repetition_penalty must be a number above 0"):
+        tiny_en.transcribe(jfk, repetition_penalty=0)
+    with pytest.raises(auris.AurisError, match="language_detection_segments must be 1 to 100"):
+        tiny_en.transcribe(jfk, language_detection_segments=0)
     with pytest.raises(ValueError, match="task"):
         tiny_en.transcribe(jfk, task="summarise")
     with pytest.raises(auris.AurisError, match="language"):
@@ -229,7 +248,7 @@ def test_the_wheel_brings_the_cuda_backend(cache_dir):
     try:
         WhisperModel(os.path.join(cache_dir, "tiny.en"), device="cuda")
     except auris.AurisError as e:
-        assert "cannot load the CUDA backend" not in str(e) and "use --device cpu" in str(e), str(e)
+        assert "cannot load the CUDA backend" not in str(e) and "use device \"cpu\"" in str(e), str(e)
 
 
 def test_format_transcript_writes_the_clis_files(tiny_en, jfk, cli, tmp_path):

@@ -11,6 +11,7 @@
 #include "audio/mel_source.h"
 #include "auris/batch.h"
 #include "auris/transcribe.h"
+#include "decoding/detect_language.h"
 #include "transcribe/speech_only_audio.h"
 #include "whisper/engine_counters.h"
 
@@ -21,8 +22,8 @@ struct EngineAccess {
   static void set_ablations(Transcriber& transcriber, const EngineAblations& ablations);
   static EngineCounters counters(const BatchTranscriber& batch);
 
-  // Transcriber::detect_language on the first window of mel.
-  static std::map<std::string, float> detect_language(Transcriber& transcriber, MelSource& mel);
+  // The language of mel's audio as Transcriber::transcribe with `options` detects it.
+  static LanguageDetection detect_language(Transcriber& transcriber, MelSource& mel, const TranscribeOptions& options);
   // Transcriber::transcribe of the recording mel is the spectrogram of; options.vad unset.
   static Transcript transcribe(Transcriber& transcriber, MelSource& mel, const TranscribeOptions& options);
   // The same with VAD: speech_mel is the spectrogram of the speech that `speech` found (its spans

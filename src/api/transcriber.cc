@@ -143,14 +143,12 @@ DecodingResult Transcriber::decode(std::span<const float> samples, int sample_ra
 std::map<std::string, float> Transcriber::detect_language(std::span<const float> samples, int sample_rate) {
   check_audio(samples, sample_rate);
   InMemoryMel mel(samples, model_impl(*model_).weights.dims.n_mels);
-  return EngineAccess::detect_language(*this, mel);
+  return EngineAccess::detect_language(*this, mel, TranscribeOptions{}).probabilities;  // the first 30 s
 }
 
-std::map<std::string, float> EngineAccess::detect_language(Transcriber& t, MelSource& mel) {
+LanguageDetection EngineAccess::detect_language(Transcriber& t, MelSource& mel, const TranscribeOptions& options) {
   const ScopedThreadCount thread_count(t.threads_);
-  // As transcribe() detects: the first 30 s of the padded spectrogram.
-  t.state_->windows.set_window(mel.window(0, kChunkFrames));
-  return auris::detect_language(*t.state_->engine, model_impl(*t.model_).tokenizer).probabilities;
+  return detect_mel_language(t.state_->windows, model_impl(*t.model_).tokenizer, mel, options);
 }
 
 Transcript EngineAccess::transcribe(Transcriber& t, MelSource& mel, const TranscribeOptions& options) {

@@ -6,12 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "auris/audio.h"
+#include "auris/batch.h"
 #include "auris/error.h"
 #include "test_support.h"
 
@@ -59,6 +62,36 @@ TEST_F(TranscriberApi, RefusesContradictoryOptionsBeforeWork) {
   negative_silence.hallucination_silence_threshold = -5;
   EXPECT_NE(error_of([&] { t.transcribe(second, 16000, negative_silence); }).find("positive"), std::string::npos);
   EXPECT_EQ(engine_counters(t).encoder_windows, 0) << "no window may be encoded for a refused request";
+}
+
+// faster-whisper's hotwords lead every window's prompt, the previous text filling the rest: the
+// prompts openai's carry_initial_prompt sends for the same text, so the same transcript.
+TEST_F(TranscriberApi, HotwordsPromptEveryWindowAsACarriedInitialPrompt) {
+  AURIS_REQUIRE_SHARED_DATA(data);
+  const std::vector<float> audio = load_audio(data + "/audio/longform/hifitts-dev-concat.flac");
+  const std::vector<float> first_70s(audio.begin(), audio.begin() + 70 * 16000);
+  Transcriber t(model_);
+  TranscribeOptions options;
+  options.decoding.beam_size.reset();
+  options.temperatures = {0.0};
+  const std::string words = "Hi-Fi TTS, LibriVox, Gutenberg";
+  TranscribeOptions hotwords = options;
+  hotwords.hotwords = words;
+  TranscribeOptions carried = options;
+  carried.initial_prompt = words;
+  carried.carry_initial_prompt = true;
+  const Transcript with_hotwords = t.transcribe(first_70s, 16000, hotwords);
+  const Transcript with_carried = t.transcribe(first_70s, 16000, carried);
+  ASSERT_GE(with_hotwords.segments.back().seek, 3000) << "at least two windows";
+  ASSERT_EQ(with_hotwords.segments.size(), with_carried.segments.size());
+  for (size_t i = 0; i < with_hotwords.segments.size(); ++i)
+    EXPECT_EQ(with_hotwords.segments[i].tokens, with_carried.segments[i].tokens) << "segment " << i;
+  // A prefix turns them off, as in faster-whisper.
+  TranscribeOptions prefixed = options;
+  prefixed.decoding.prefix = TextOrTokens(std::string("And"));
+  TranscribeOptions prefixed_hotwords = prefixed;
+  prefixed_hotwords.hotwords = words;
+  EXPECT_EQ(t.transcribe(first_70s, 16000, prefixed_hotwords).text, t.transcribe(first_70s, 16000, prefixed).text);
 }
 
 // openai's np.arange(temperature, 1.0 + 1e-6, increment), to the last bit: numpy fills start,
@@ -132,6 +165,73 @@ TEST(TranscriberLanguageDetection, EncodesTheFirstWindowOnceWhenItIsTheSame) {
   EXPECT_GE(detected, 2) << "40 s take at least two windows";
   EXPECT_EQ(detected, windows_encoded(first_40s, "en")) << "detection added an encoder pass";
   EXPECT_EQ(windows_encoded(short_audio, std::nullopt), windows_encoded(short_audio, "en") + 1);
+}
+
+// faster-whisper's language_detection_segments: 30 s of white noise (base: Nynorsk, at about 0.47),
+// then German. One window says "nn"; a second window is read while none passes the threshold.
+TEST(TranscriberLanguageDetection, LaterWindowsDecideWhenTheFirstIsUnsure) {
+  AURIS_REQUIRE_SHARED_DATA(data);
+  AURIS_REQUIRE_MODEL(path, "base");
+  std::vector<float> audio;
+  uint32_t x = 12345;
+  for (int i = 0; i < 30 * 16000; ++i) {
+    x = (1103515245u * x + 12345u) & 0x7fffffffu;
+    audio.push_back((static_cast<float>(x) / 2147483648.0f * 2 - 1) * 0.05f);
+  }
+  const std::vector<float> german = load_audio(data + "/audio/multilingual/test_de.wav");
+  audio.insert(audio.end(), german.begin(), german.end());
+  const std::shared_ptr<const Model> model = Model::load(path);
+  Transcriber t(model);
+  BatchTranscriber batch(model, 2);  // its chunks without VAD are the same 30-s windows
+  TranscribeOptions options;
+  options.decoding.beam_size.reset();
+  options.temperatures = {0.0};
+  auto detected = [&](int segments, double threshold) {
+    options.language_detection_segments = segments;
+    options.language_detection_threshold = threshold;
+    const Transcript result = t.transcribe(audio, 16000, options);
+    return std::make_pair(result.language, result.language_probability);
+  };
+  const auto [first, first_probability] = detected(1, 0.5);
+  EXPECT_EQ(first, "nn");
+  EXPECT_LT(first_probability, 0.5);
+  const auto [second, second_probability] = detected(2, 0.5);
+  EXPECT_EQ(second, "de");
+  EXPECT_GT(second_probability, 0.99);
+  // The batch's chunk is the German alone, whose log-mel is scaled by its own maximum: nearly the same.
+  const Transcript batched = batch.transcribe(audio, 16000, options);
+  EXPECT_EQ(batched.language, "de");
+  EXPECT_NEAR(batched.language_probability, second_probability, 1e-4);
+  // Neither passes a threshold of 1: one vote each, and the first on top wins, with its probability.
+  const auto [tie, tie_probability] = detected(2, 1.0);
+  EXPECT_EQ(tie, "nn");
+  EXPECT_NEAR(tie_probability, first_probability, 1e-6);
+}
+
+// faster-whisper's multilingual mode: jfk padded to 30 s, then German. The recording's language is
+// English; each window is decoded in the language heard in it, so the German is not translated.
+TEST(TranscriberLanguageDetection, MultilingualDecodesEachWindowInItsLanguage) {
+  AURIS_REQUIRE_SHARED_DATA(data);
+  AURIS_REQUIRE_MODEL(path, "base");
+  std::vector<float> audio = load_audio(data + "/audio/jfk.flac");
+  audio.resize(30 * 16000, 0.0f);
+  const std::vector<float> german = load_audio(data + "/audio/multilingual/test_de.wav");
+  audio.insert(audio.end(), german.begin(), german.end());
+  Transcriber t(Model::load(path));
+  TranscribeOptions options;
+  options.decoding.beam_size.reset();
+  options.temperatures = {0.0};
+  options.condition_on_previous_text = false;  // an English prompt pulls the German into English
+  const Transcript one_language = t.transcribe(audio, 16000, options);
+  options.multilingual = true;
+  const Transcript per_window = t.transcribe(audio, 16000, options);
+  EXPECT_EQ(one_language.language, "en");
+  EXPECT_EQ(per_window.language, "en");
+  ASSERT_EQ(per_window.segments.size(), one_language.segments.size());
+  EXPECT_EQ(per_window.segments.front().text, one_language.segments.front().text);
+  EXPECT_EQ(per_window.segments.back().seek, 3000);
+  EXPECT_NE(per_window.segments.back().text.find("Portal"), std::string::npos) << per_window.segments.back().text;
+  EXPECT_EQ(one_language.segments.back().text.find("Portal"), std::string::npos) << one_language.segments.back().text;
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ class MelSource {
   // Samples of the audio (16 kHz).
   virtual int64_t num_samples() const = 0;
   // openai pad_or_trim(mel[:, offset:offset + length], 3000) of log_mel_spectrogram(audio, n_mels,
-  // padding=480000). Offsets never decrease between calls, so a stream may drop earlier frames.
+  // padding=480000). The seek loop's offsets only grow, except after language detection, which
+  // may look at later windows first: a stream need not keep earlier frames cheap to revisit.
   virtual LogMel window(int offset, int length) = 0;
   // True when every sample is exactly zero (digital silence): there is nothing to transcribe, and
   // Whisper would only hallucinate ("you") on it.

@@ -112,6 +112,11 @@ struct StreamingMel::Impl {
 
   void first_pass();
   void produce(int64_t end, int offset);
+  void rewind() {
+    frames.reset();
+    source.reset();
+    produced = 0;
+  }
   [[noreturn]] void changed() const {
     throw Error(name + " changed while it was being read (its audio ended early on the second pass): "
                        "do not modify the file during transcription");
@@ -199,11 +204,9 @@ LogMel StreamingMel::window(int offset, int length) {
     throw Error("invalid mel window (offset " + std::to_string(offset) + ", length " + std::to_string(length) +
                 "): both must be non-negative");
   }
-  if (offset < s.last_offset) {
-    throw Error("a streamed log-mel spectrogram only moves forward: window at frame " + std::to_string(offset) +
-                " asked for after one at frame " + std::to_string(s.last_offset) +
-                "; load the audio into memory (InMemoryMel) to revisit earlier frames");
-  }
+  // Frames before the ring are gone: a window behind the last one reads the audio again from its start
+  // (language detection over several windows looks ahead, then the transcription starts over).
+  if (offset < s.last_offset && s.kept.empty()) s.rewind();
   s.last_offset = offset;
   LogMel window;
   window.n_mels = s.n_mels;

@@ -34,8 +34,9 @@ class StreamingMel : public MelSource {
   int content_frames() const override;
   int64_t num_samples() const override;
   bool silent() const override;
-  // Bit-identical to InMemoryMel's window. Throws auris::Error when offset is smaller than the
-  // previous call's (those frames are gone) or when the file changed since the first pass.
+  // Bit-identical to InMemoryMel's window. A window behind the previous one, where the frames were
+  // not kept, costs a new pass from the start. Throws auris::Error when the file changed since the
+  // first pass.
   LogMel window(int offset, int length) override;
 
  private:

@@ -130,7 +130,7 @@ WindowBatch::Job BatchScheduler::next() {
 void BatchScheduler::detect_language(WindowEngine& engine, const std::shared_ptr<Request>& request) {
   const ModelImpl& m = model_impl(*model_);
   try {
-    detect_recording_language(engine, m.tokenizer, m.weights.dims.n_mels, request->recording);
+    detect_recording_language(engine, m.tokenizer, m.weights.dims.n_mels, request->options, request->recording);
   } catch (const Error& e) {
     {
       std::lock_guard lock(mutex_);

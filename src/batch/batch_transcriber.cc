@@ -67,7 +67,7 @@ struct BatchTranscriber::Impl {
     return *vad;
   }
 
-  // The language of every recording that does not know it yet, each detected on its first chunk.
+  // The language of every recording that does not know it yet, each detected on its first chunks.
   void detect_languages(std::vector<Recording>& recordings, const TranscribeOptions& options) {
     const ModelImpl& m = model_impl(*model);
     if (options.decoding.language || !m.tokenizer.multilingual()) {
@@ -80,7 +80,7 @@ struct BatchTranscriber::Impl {
     batch->run(static_cast<int>(pending.size()), [&](WindowEngine& engine, int job) {
       Recording& r = *pending[job];
       try {
-        detect_recording_language(engine, m.tokenizer, m.weights.dims.n_mels, r);
+        detect_recording_language(engine, m.tokenizer, m.weights.dims.n_mels, options, r);
       } catch (const Error& e) {
         r.error = e.what();
       }

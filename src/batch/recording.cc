@@ -26,9 +26,9 @@ void check_batch_options(const TranscribeOptions& options, const ModelDims* dims
 }
 
 AudioChunk Recording::chunk(size_t c) {
-  if (c == 0 && first_chunk) {
-    AudioChunk a{std::move(*first_chunk), offsets[0]};
-    first_chunk.reset();
+  if (const auto early = taken_early.find(c); early != taken_early.end()) {
+    AudioChunk a{std::move(early->second), offsets[c]};
+    taken_early.erase(early);
     return a;
   }
   return {reader->take(c), offsets[c]};
@@ -77,14 +77,18 @@ Recording measure_recording(std::unique_ptr<SampleSource> source, const Transcri
   return r;
 }
 
-void detect_recording_language(WindowEngine& engine, const Tokenizer& tokenizer, int n_mels, Recording& r) {
-  r.first_chunk = r.reader->take(0);
-  InMemoryMel mel(*r.first_chunk, n_mels);
-  engine.set_window(mel.window(0, kChunkFrames));  // openai detects over a whole padded window
-  const LanguageDetection detection = detect_language(engine, tokenizer);
+void detect_recording_language(WindowEngine& engine, const Tokenizer& tokenizer, int n_mels,
+                               const TranscribeOptions& options, Recording& r) {
+  const int chunks = static_cast<int>(std::min<size_t>(r.chunks(), static_cast<size_t>(options.language_detection_segments)));
+  const LanguageDetection detection =
+      detect_language(engine, tokenizer, chunks, options.language_detection_threshold, [&](int i) {
+        const size_t c = static_cast<size_t>(i);
+        if (!r.taken_early.contains(c)) r.taken_early[c] = r.reader->take(c);
+        InMemoryMel mel(r.taken_early[c], n_mels);
+        engine.set_window(mel.window(0, kChunkFrames));  // openai detects over a whole padded window
+      });
   r.language = detection.code;
-  const auto p = detection.probabilities.find(detection.code);
-  r.language_probability = p == detection.probabilities.end() ? 0.0 : p->second;
+  r.language_probability = detection.probability;
 }
 
 void restore_chunk_times(const Recording& r, std::vector<Segment>& segments) {

@@ -3,6 +3,7 @@
 // batch transcriber and the scheduler behind `auris serve` both cut their inputs this way.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,7 +28,7 @@ struct Recording {
   std::vector<SpeechSpan> speech;  // with VAD: where the chunks' audio came from
   std::vector<double> offsets;     // each chunk's start on the transcribed timeline
   std::unique_ptr<ChunkReader> reader;
-  std::optional<std::vector<float>> first_chunk;  // taken early, for language detection
+  std::map<size_t, std::vector<float>> taken_early;  // chunks read for language detection
   std::string language;
   double language_probability = 1.0;  // where the language was given, or the model is English-only
   std::vector<std::vector<Segment>> results;  // per chunk
@@ -51,9 +52,12 @@ void check_batch_options(const TranscribeOptions& options, const ModelDims* dims
 Recording measure_recording(std::unique_ptr<SampleSource> source, const TranscribeOptions& options,
                             const SileroVad* vad);
 
-// Detects the recording's language on its first chunk (kept for its transcription), as openai
-// detects it: over one padded 30-s window.
-void detect_recording_language(WindowEngine& engine, const Tokenizer& tokenizer, int n_mels, Recording& r);
+// Detects the recording's language on its first chunk, each padded to a 30-s window as openai
+// detects it, and on the chunks after it as far as options.language_detection_segments and
+// language_detection_threshold ask (faster-whisper's rule, decoding/detect_language.h). The chunks
+// read are kept for their transcription.
+void detect_recording_language(WindowEngine& engine, const Tokenizer& tokenizer, int n_mels,
+                               const TranscribeOptions& options, Recording& r);
 
 // A chunk's segments on the original timeline: VAD's speech times mapped back.
 void restore_chunk_times(const Recording& r, std::vector<Segment>& segments);

@@ -15,6 +15,7 @@
 #include "decoding/sequence_ranker.h"
 #include "decoding/strip_whitespace.h"
 #include "util/number_text.h"
+#include "util/shown_text.h"
 
 namespace auris {
 
@@ -27,13 +28,6 @@ std::vector<int> python_tail(const std::vector<int>& v, long count) {
   const long n = static_cast<long>(v.size());
   const long start = count > 0 ? std::max(0L, n - count) : std::min(-count, n);
   return std::vector<int>(v.begin() + start, v.end());
-}
-
-// Python truthiness of a prompt/prefix/suppress_tokens value: "" and [] count as absent.
-bool present(const std::optional<TextOrTokens>& value) {
-  if (!value) return false;
-  if (const auto* text = std::get_if<std::string>(&*value)) return !text->empty();
-  return !std::get<std::vector<int>>(*value).empty();
 }
 
 std::string lowercase(std::string s) {
@@ -65,6 +59,12 @@ std::vector<int> parse_token_list(const std::string& text) {
 
 }  // namespace
 
+bool present(const std::optional<TextOrTokens>& value) {
+  if (!value) return false;
+  if (const auto* text = std::get_if<std::string>(&*value)) return !text->empty();
+  return !std::get<std::vector<int>>(*value).empty();
+}
+
 DecodingTask::DecodingTask(const Tokenizer& tokenizer, const ModelDims& dims, DecodingOptions options)
     : tokenizer_(tokenizer), dims_(dims), options_(std::move(options)) {
   verify_options();
@@ -91,6 +91,12 @@ DecodingTask::DecodingTask(const Tokenizer& tokenizer, const ModelDims& dims, De
   sot_index_ = static_cast<int>(std::find(initial_tokens_.begin(), initial_tokens_.end(), tokenizer_.sot()) -
                                 initial_tokens_.begin());
 
+  // CTranslate2 applies its penalties before its other filters, over the prefix and sampled tokens.
+  const int prefix_begin = sot_index_ + static_cast<int>(sot_sequence_.size());
+  if (options_.repetition_penalty != 1.0)
+    logit_filters_.push_back(std::make_unique<RepetitionPenalty>(static_cast<float>(options_.repetition_penalty), prefix_begin));
+  if (options_.no_repeat_ngram_size > 0)
+    logit_filters_.push_back(std::make_unique<NoRepeatNgram>(options_.no_repeat_ngram_size, prefix_begin));
   if (options_.suppress_blank) {
     logit_filters_.push_back(
         std::make_unique<SuppressBlank>(tokenizer_.encode(" "), tokenizer_.eot(), sample_begin()));
@@ -128,16 +134,16 @@ void DecodingTask::verify_options() {
       throw Error("this model is English-only and cannot translate; use a multilingual model or task \"transcribe\"");
     }
   } else {
-    throw Error("unknown task \"" + o.task + "\"; use \"transcribe\" or \"translate\"");
+    throw Error("unknown task \"" + shown(o.task) + "\"; use \"transcribe\" or \"translate\"");
   }
   if (o.language) {
     language_token_ = tokenizer_.language_token(lowercase(*o.language));
     if (!language_token_) {
-      throw Error("unsupported language \"" + *o.language + "\"; use a code like \"en\" or a name like \"english\"" +
+      throw Error("unsupported language \"" + shown(*o.language) + "\"; use a code like \"en\" or a name like \"english\"" +
                   " that this model knows");
     }
     if (!tokenizer_.multilingual() && language_token_ != tokenizer_.language_token("en")) {
-      throw Error("this model is English-only and cannot transcribe \"" + *o.language +
+      throw Error("this model is English-only and cannot transcribe \"" + shown(*o.language) +
                   "\"; use a multilingual model or language \"en\"");
     }
   }
@@ -169,6 +175,11 @@ void DecodingTask::verify_options() {
   if (o.length_penalty && !(*o.length_penalty >= 0 && *o.length_penalty <= 1)) {
     throw Error("length_penalty (alpha) should be a value between 0 and 1, got " + number_text(*o.length_penalty));
   }
+  if (!(o.repetition_penalty > 0 && std::isfinite(o.repetition_penalty)))
+    throw Error("repetition_penalty must be a number above 0 (1 is none; above 1 discourages repeated tokens), got " +
+                number_text(o.repetition_penalty));
+  if (o.no_repeat_ngram_size < 0)
+    throw Error("no_repeat_ngram_size must be 0 (off) or a number of tokens, got " + std::to_string(o.no_repeat_ngram_size));
   if (o.sample_len && *o.sample_len < 0) {
     throw Error("sample_len must not be negative, got " + std::to_string(*o.sample_len));
   }

@@ -17,6 +17,10 @@
 
 namespace auris {
 
+// Python's truthiness of a prompt, prefix or suppress_tokens value, as openai tests them: "" and []
+// count as absent.
+bool present(const std::optional<TextOrTokens>& value);
+
 class DecodingTask {
  public:
   // Throws auris::Error for options that contradict each other or the model.

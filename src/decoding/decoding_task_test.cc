@@ -4,10 +4,12 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "auris/error.h"
+#include "decoding/detect_language.h"
 #include "decoding/step_proposals.h"
 #include "decoding/step_rules.h"
 #include "fake_decoder_model.h"
@@ -187,6 +189,14 @@ TEST_F(DecodingTaskOptions, RejectsBadOptions) {
   EXPECT_NE(error_of(with([](auto& o) { o.length_penalty = 1.5; })).find("length_penalty"), std::string::npos);
   EXPECT_NE(error_of(with([](auto& o) { o.temperature = -0.1; })).find("temperature"), std::string::npos);
   EXPECT_NE(error_of(with([](auto& o) { o.language = "klingon"; })).find("unsupported language"), std::string::npos);
+  for (const double penalty : {0.0, -1.0, std::nan(""), HUGE_VAL})
+    EXPECT_NE(error_of(with([&](auto& o) { o.repetition_penalty = penalty; })).find("repetition_penalty"), std::string::npos);
+  EXPECT_EQ(error_of(with([](auto& o) { o.repetition_penalty = 0.5; })), "");
+  EXPECT_NE(error_of(with([](auto& o) { o.no_repeat_ngram_size = -1; })).find("no_repeat_ngram_size"), std::string::npos);
+  // A language of 2 MB is quoted in part, with its length.
+  const std::string long_language = error_of(with([](auto& o) { o.language = std::string(2 << 20, 'x'); }));
+  EXPECT_LT(long_language.size(), 400u);
+  EXPECT_NE(long_language.find("(2097152 bytes)"), std::string::npos) << long_language;
   EXPECT_NE(error_of(with([](auto& o) { o.task = "summarize"; })).find("unknown task"), std::string::npos);
   EXPECT_NE(error_of(with([](auto& o) { o.task = "translate"; }), true).find("English-only"), std::string::npos);
   EXPECT_NE(error_of(with([](auto& o) { o.language = "de"; }), true).find("English-only"), std::string::npos);
@@ -312,6 +322,63 @@ TEST_F(DecodingTaskOptions, SamplingIsSeededAndRanksBestOf) {
   EXPECT_FALSE(first.tokens.empty());
   EXPECT_EQ(first.temperature, 0.7);
   EXPECT_LT(first.avg_logprob, 0);
+}
+
+// An inference whose logits after <|startoftranscript|> favour one language per window.
+class WindowLanguages : public Inference {
+ public:
+  WindowLanguages(int n_vocab, std::vector<std::map<int, float>> windows) : n_vocab_(n_vocab), windows_(std::move(windows)) {}
+  void logits(const std::vector<std::vector<int>>& tokens, std::vector<float>& out, const std::vector<int>&,
+              std::vector<float>*) override {
+    out.assign(tokens.size() * static_cast<size_t>(n_vocab_), 0.0f);
+    for (const auto& [token, logit] : windows_.at(static_cast<size_t>(window))) out[static_cast<size_t>(token)] = logit;
+  }
+  void rearrange_kv_cache(const std::vector<int>&) override {}
+  void reset() override {}
+  int n_vocab() const override { return n_vocab_; }
+  int window = -1;
+  int windows_loaded = 0;
+
+ private:
+  int n_vocab_;
+  std::vector<std::map<int, float>> windows_;
+};
+
+// faster-whisper's detect_language: the first window more probable than the threshold decides;
+// if none is, the language on top most often, with its highest probability.
+TEST_F(DecodingTaskOptions, LanguageDetectionOverWindowsFollowsFasterWhisper) {
+  const Tokenizer& t = *multilingual_;
+  const int en = *t.language_token("en"), de = *t.language_token("de"), fr = *t.language_token("fr");
+  // 99 languages at logit 0; a logit of 6 on one gives it about 0.8, a logit of 3 about 0.17.
+  WindowLanguages inference(t.n_vocab(), {{{de, 3.0f}}, {{fr, 3.5f}}, {{en, 6.0f}}, {{fr, 3.0f}}});
+  const auto load = [&](int i) {
+    inference.window = i;
+    ++inference.windows_loaded;
+  };
+  LanguageDetection d = detect_language(inference, t, 4, 0.5, load);
+  EXPECT_EQ(d.code, "en");  // the third window passes the threshold: the fourth is not looked at
+  EXPECT_EQ(inference.windows_loaded, 3);
+  EXPECT_NEAR(d.probability, d.probabilities.at("en"), 1e-9);
+  EXPECT_GT(d.probability, 0.5);
+
+  // No window passes 0.9: fr is on top twice (windows 1 and 3), with its higher probability.
+  inference.windows_loaded = 0;
+  d = detect_language(inference, t, 4, 0.9, load);
+  EXPECT_EQ(inference.windows_loaded, 4);
+  EXPECT_EQ(d.code, "fr");
+  EXPECT_EQ(d.token, fr);
+  inference.window = 1;
+  EXPECT_NEAR(d.probability, detect_language(inference, t).probability, 1e-9);
+
+  // One window: its language, whatever its probability (faster-whisper's default).
+  inference.windows_loaded = 0;
+  d = detect_language(inference, t, 1, 0.9, load);
+  EXPECT_EQ(d.code, "de");
+  EXPECT_EQ(inference.windows_loaded, 1);
+
+  // Equal counts: the language on top first wins (de before fr over the first two windows).
+  d = detect_language(inference, t, 2, 0.9, load);
+  EXPECT_EQ(d.code, "de");
 }
 
 }  // namespace

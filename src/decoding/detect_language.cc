@@ -1,5 +1,6 @@
 #include "decoding/detect_language.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -38,7 +39,35 @@ LanguageDetection detect_language(Inference& inference, const Tokenizer& tokeniz
         static_cast<float>(std::exp(static_cast<double>(logits[t] - max_logit)) / sum);
   }
   result.code = tokenizer.language_code(result.token);
+  result.probability = result.probabilities.at(result.code);
   return result;
+}
+
+LanguageDetection detect_language(Inference& inference, const Tokenizer& tokenizer, int windows, double threshold,
+                                  const std::function<void(int)>& load_window) {
+  struct Tally {
+    int count = 0;
+    double highest = 0.0;
+    size_t first = 0;  // the window it was first on top in
+  };
+  std::map<int, Tally> tallies;  // by language token
+  LanguageDetection last;
+  for (int i = 0; i < std::max(windows, 1); ++i) {
+    load_window(i);
+    last = detect_language(inference, tokenizer);
+    if (last.probability > threshold) return last;
+    Tally& tally = tallies.try_emplace(last.token, Tally{0, 0.0, static_cast<size_t>(i)}).first->second;
+    ++tally.count;
+    tally.highest = std::max(tally.highest, last.probability);
+  }
+  const auto most = std::max_element(tallies.begin(), tallies.end(), [](const auto& a, const auto& b) {
+    return a.second.count != b.second.count ? a.second.count < b.second.count : a.second.first > b.second.first;
+  });
+  LanguageDetection decided = std::move(last);
+  decided.token = most->first;
+  decided.code = tokenizer.language_code(most->first);
+  decided.probability = most->second.highest;
+  return decided;
 }
 
 }  // namespace auris

@@ -28,6 +28,44 @@ void SuppressTokens::add_rules(const TokenRows&, StepRules& rules) const {
   rules.masked_tokens.insert(rules.masked_tokens.end(), suppressed_.begin(), suppressed_.end());
 }
 
+// The tokens a row sampled: CTranslate2 counts neither the prompt nor the start sequence nor the
+// prefix, which it runs before its first step.
+std::span<const int> sampled_tokens(const std::vector<int>& row, int sample_begin) {
+  return std::span<const int>(row).subspan(std::min<size_t>(static_cast<size_t>(sample_begin), row.size()));
+}
+
+RepetitionPenalty::RepetitionPenalty(float penalty, int sample_begin) : penalty_(penalty), sample_begin_(sample_begin) {}
+
+void RepetitionPenalty::add_rules(const TokenRows& tokens, StepRules& rules) const {
+  rules.repetition_penalty = penalty_;
+  rules.penalized_tokens.resize(tokens.size());
+  for (size_t k = 0; k < tokens.size(); ++k) {
+    const std::span<const int> sampled = sampled_tokens(tokens[k], sample_begin_);
+    std::vector<int>& penalized = rules.penalized_tokens[k];
+    penalized.assign(sampled.begin(), sampled.end());
+    std::sort(penalized.begin(), penalized.end());  // once each, however often it was sampled
+    penalized.erase(std::unique(penalized.begin(), penalized.end()), penalized.end());
+  }
+}
+
+NoRepeatNgram::NoRepeatNgram(int ngram_size, int sample_begin) : ngram_size_(ngram_size), sample_begin_(sample_begin) {}
+
+void NoRepeatNgram::add_rules(const TokenRows& tokens, StepRules& rules) const {
+  const size_t n = static_cast<size_t>(ngram_size_);
+  for (size_t k = 0; k < tokens.size(); ++k) {
+    const std::span<const int> sampled = sampled_tokens(tokens[k], sample_begin_);
+    if (sampled.size() < n) continue;
+    // The last n - 1 tokens, wherever they occurred before, and the token that followed them there.
+    const std::span<const int> tail = sampled.last(n - 1);
+    for (size_t at = 0; at + n <= sampled.size(); ++at) {
+      if (std::equal(tail.begin(), tail.end(), sampled.begin() + static_cast<std::ptrdiff_t>(at))) {
+        const int banned = sampled[at + n - 1];
+        rules.row_masks[k].push_back({banned, banned + 1});
+      }
+    }
+  }
+}
+
 ApplyTimestampRules::ApplyTimestampRules(Tokens special, int sample_begin,
                                          std::optional<int> max_initial_timestamp_index,
                                          std::optional<int> no_end_before_index)

@@ -45,6 +45,30 @@ class SuppressTokens : public LogitFilter {
   std::vector<int> suppressed_;
 };
 
+// CTranslate2's repetition penalty (faster-whisper's repetition_penalty): every token sampled so far
+// in the row has its logit divided by the penalty where positive, multiplied where negative.
+class RepetitionPenalty : public LogitFilter {
+ public:
+  RepetitionPenalty(float penalty, int sample_begin);
+  void add_rules(const TokenRows& tokens, StepRules& rules) const override;
+
+ private:
+  float penalty_;
+  int sample_begin_;
+};
+
+// CTranslate2's no_repeat_ngram_size (faster-whisper's): a token that would complete an n-gram
+// already sampled in the row is forbidden.
+class NoRepeatNgram : public LogitFilter {
+ public:
+  NoRepeatNgram(int ngram_size, int sample_begin);
+  void add_rules(const TokenRows& tokens, StepRules& rules) const override;
+
+ private:
+  int ngram_size_;
+  int sample_begin_;
+};
+
 // Whisper's timestamp grammar: timestamps come in pairs (except right before <|endoftext|>), never
 // decrease, a segment must not be empty, the first token is a timestamp no later than
 // max_initial_timestamp_index, and when the timestamps together are more probable than any single

@@ -127,5 +127,36 @@ TEST(LogitFilters, NoEndBeforeForbidsEndingAfterAnEarlyPair) {
   EXPECT_EQ(masked_after(rules, {0, 12}), "...........xxxxxxxxxxx");
 }
 
+// CTranslate2's RepetitionPenalty: each token the row holds past sample_begin, once, divided
+// where positive and multiplied where negative; the start tokens are not penalised.
+TEST(LogitFilters, RepetitionPenaltyAsCTranslate2) {
+  const RepetitionPenalty penalty(2.0f, /*sample_begin=*/2);
+  std::vector<float> logits = {4, 4, -3, 6, 0, 1, 4, 4, -3, 6, 0, 1};
+  // row 0 holds 3 twice and 2 once; row 1 holds 0 (a start token) and 5.
+  penalty.apply(logits, 6, {{0, 1, 3, 2, 3}, {0, 1, 5}});
+  EXPECT_EQ(logits, (std::vector<float>{4, 4, -6, 3, 0, 1, 4, 4, -3, 6, 0, 0.5f}));
+}
+
+// CTranslate2's NoRepeatNgram over the sampled tokens: the token after each earlier occurrence of
+// the last n - 1 tokens is forbidden.
+TEST(LogitFilters, NoRepeatNgramAsCTranslate2) {
+  auto masked = [](int n, const std::vector<int>& row) {
+    std::vector<float> logits(8, 0.0f);
+    NoRepeatNgram(n, /*sample_begin=*/1).apply(logits, 8, {row});
+    std::string mask;
+    for (float x : logits) mask += std::isinf(x) ? 'x' : '.';
+    return mask;
+  };
+  // Bigrams: the last token 2 came before 3 and 5, so those are forbidden.
+  EXPECT_EQ(masked(2, {7, 2, 3, 2, 5, 2}), "...x.x..");
+  // Trigrams: "2 3" came before 4 only (the start token 7 does not count).
+  EXPECT_EQ(masked(3, {7, 2, 3, 4, 2, 3}), "....x...");
+  EXPECT_EQ(masked(3, {2, 3, 4, 2, 3}), "........");  // its "2 3 4" starts before sample_begin
+  // Unigrams: every token sampled so far.
+  EXPECT_EQ(masked(1, {7, 1, 6}), ".x....x.");
+  // Fewer sampled tokens than n: nothing.
+  EXPECT_EQ(masked(4, {7, 1, 1, 1}), "........");
+}
+
 }  // namespace
 }  // namespace auris

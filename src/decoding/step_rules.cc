@@ -12,6 +12,10 @@ void apply_step_rules(const StepRules& rules, std::span<float> logits, int n_voc
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
   for (size_t k = 0; k < rules.row_masks.size(); ++k) {
     const std::span<float> row = logits.subspan(k * n_vocab, n_vocab);
+    if (rules.repetition_penalty != 1.0f && k < rules.penalized_tokens.size()) {
+      for (int t : rules.penalized_tokens[k])
+        row[t] = row[t] < 0 ? row[t] * rules.repetition_penalty : row[t] / rules.repetition_penalty;
+    }
     for (int t : rules.masked_tokens) row[t] = kNegInf;
     for (const TokenRange& r : rules.row_masks[k]) {
       const int begin = std::clamp(r.begin, 0, n_vocab), end = std::clamp(r.end, 0, n_vocab);

@@ -16,6 +16,10 @@ struct TokenRange {
 };
 
 struct StepRules {
+  // Before the masks: CTranslate2's repetition penalty. Each row's logits of penalized_tokens[row]
+  // are divided by it (multiplied where negative). 1: none, and penalized_tokens stays empty.
+  float repetition_penalty = 1.0f;
+  std::vector<std::vector<int>> penalized_tokens;
   std::vector<int> masked_tokens;                 // -inf in every row
   std::vector<std::vector<TokenRange>> row_masks;  // -inf in one row; one list per row
   // After the masks: where the timestamps begin, when openai's rule applies (a row whose

@@ -148,6 +148,8 @@ TranscribeOptions transcribe_options(const nb::dict& d) {
   }
   dec.best_of = option<int>(d, "best_of");
   if (!d["max_new_tokens"].is_none()) dec.sample_len = option<int>(d, "max_new_tokens");
+  dec.repetition_penalty = option<double>(d, "repetition_penalty");
+  dec.no_repeat_ngram_size = option<int>(d, "no_repeat_ngram_size");
   if (!d["prefix"].is_none()) dec.prefix = TextOrTokens(option<std::string>(d, "prefix"));
   dec.suppress_blank = option<bool>(d, "suppress_blank");
   dec.suppress_tokens = TextOrTokens(option<std::vector<int>>(d, "suppress_tokens"));
@@ -158,7 +160,11 @@ TranscribeOptions transcribe_options(const nb::dict& d) {
   o.logprob_threshold = optional_double(d, "log_prob_threshold");
   o.no_speech_threshold = optional_double(d, "no_speech_threshold");
   o.condition_on_previous_text = option<bool>(d, "condition_on_previous_text");
+  o.language_detection_segments = option<int>(d, "language_detection_segments");
+  o.language_detection_threshold = option<double>(d, "language_detection_threshold");
+  o.multilingual = option<bool>(d, "multilingual");
   if (!d["initial_prompt"].is_none()) o.initial_prompt = option<std::string>(d, "initial_prompt");
+  if (!d["hotwords"].is_none()) o.hotwords = option<std::string>(d, "hotwords");
   o.word_timestamps = option<bool>(d, "word_timestamps");
   o.prepend_punctuations = option<std::string>(d, "prepend_punctuations");
   o.append_punctuations = option<std::string>(d, "append_punctuations");
@@ -273,13 +279,14 @@ class PyTranscription {
       } else if (!heard.empty()) {
         // As transcribe() would detect it: the first 30 s of what is transcribed. The transcriber
         // keeps that window, so the transcription does not encode it again.
-        const std::map<std::string, float> probabilities =
-            mel ? EngineAccess::detect_language(*transcriber, *mel) : transcriber->detect_language(heard, kSampleRate);
-        for (const auto& [code, p] : probabilities) all_language_probs_.emplace_back(code, p);
+        std::shared_ptr<MelSource> detection_mel = mel;
+        if (!detection_mel) detection_mel = std::make_shared<InMemoryMel>(heard, model_impl(*model).weights.dims.n_mels);
+        const LanguageDetection detection = EngineAccess::detect_language(*transcriber, *detection_mel, options);
+        for (const auto& [code, p] : detection.probabilities) all_language_probs_.emplace_back(code, p);
         std::stable_sort(all_language_probs_.begin(), all_language_probs_.end(),
                          [](const auto& a, const auto& b) { return a.second > b.second; });
-        language_ = all_language_probs_.front().first;
-        language_probability_ = all_language_probs_.front().second;
+        language_ = detection.code;
+        language_probability_ = detection.probability;
         options.decoding.language = language_;
       }
     });

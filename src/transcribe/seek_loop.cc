@@ -7,6 +7,7 @@
 
 #include "audio/mel.h"
 #include "auris/error.h"
+#include "decoding/decoding_task.h"
 #include "decoding/detect_language.h"
 #include "decoding/strip_whitespace.h"
 #include "transcribe/clip_timestamps.h"
@@ -70,6 +71,12 @@ void check_transcribe_options(const TranscribeOptions& options) {
       !(std::isfinite(*options.hallucination_silence_threshold) && *options.hallucination_silence_threshold > 0))
     throw Error("hallucination_silence_threshold must be a positive number of seconds, got " +
                 number_text(*options.hallucination_silence_threshold));
+  if (options.language_detection_segments < 1 || options.language_detection_segments > TranscribeOptions::kMostLanguageDetectionSegments)
+    throw Error("language_detection_segments must be 1 to " + std::to_string(TranscribeOptions::kMostLanguageDetectionSegments) +
+                " windows of 30 s, got " + std::to_string(options.language_detection_segments));
+  if (!(options.language_detection_threshold >= 0 && options.language_detection_threshold <= 1))
+    throw Error("language_detection_threshold must be a probability from 0 to 1, got " +
+                number_text(options.language_detection_threshold));
 }
 
 Transcript empty_transcript(const TranscribeOptions& options, const Tokenizer& tokenizer) {
@@ -77,6 +84,15 @@ Transcript empty_transcript(const TranscribeOptions& options, const Tokenizer& t
   empty.language = options.decoding.language.value_or(tokenizer.multilingual() ? "" : "en");
   empty.word_timestamps = options.word_timestamps;
   return empty;
+}
+
+LanguageDetection detect_mel_language(WindowHolder& windows, const Tokenizer& tokenizer, MelSource& mel,
+                                      const TranscribeOptions& options) {
+  // faster-whisper's windows for detection: the spectrogram cut every 30 s, each padded.
+  const int available = std::max(1, (mel.content_frames() + kChunkFrames - 1) / kChunkFrames);
+  return detect_language(windows.engine(), tokenizer, std::min(options.language_detection_segments, available),
+                         options.language_detection_threshold,
+                         [&](int i) { windows.set_window(mel.window(i * kChunkFrames, kChunkFrames)); });
 }
 
 Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, const ModelDims& dims, MelSource& mel,
@@ -106,25 +122,27 @@ Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, con
     if (!tokenizer.multilingual()) {
       decoding.language = "en";
     } else {
-      windows.set_window(mel.window(0, kChunkFrames));
-      const LanguageDetection detection = auris::detect_language(windows.engine(), tokenizer);
+      const LanguageDetection detection = detect_mel_language(windows, tokenizer, mel, options);
       decoding.language = detection.code;
-      transcript.language_probability = detection.probabilities.at(detection.code);
+      transcript.language_probability = detection.probability;
     }
   }
   transcript.language = *decoding.language;
 
-  std::optional<WordAligner> aligner;
-  if (options.word_timestamps) {
-    if (dims.alignment_heads.empty())
-      throw Error("this model has no alignment heads, so word timestamps cannot be computed; transcribe without them");
+  const auto aligner_for = [&](const std::string& language_option) {
     const Task task = decoding.task == "translate" ? Task::kTranslate : Task::kTranscribe;
     // openai's English-only tokenizer has no language, so its words split on spaces.
     std::string language;
     if (tokenizer.multilingual())
-      if (const std::optional<int> token = tokenizer.language_token(*decoding.language)) language = tokenizer.language_code(*token);
-    aligner.emplace(WordAligner{windows.engine(), tokenizer, language, tokenizer.sot_sequence(decoding.language, task),
-                                dims.alignment_heads});
+      if (const std::optional<int> token = tokenizer.language_token(language_option)) language = tokenizer.language_code(*token);
+    return WordAligner{windows.engine(), tokenizer, language, tokenizer.sot_sequence(language_option, task),
+                       dims.alignment_heads};
+  };
+  std::optional<WordAligner> aligner;
+  if (options.word_timestamps) {
+    if (dims.alignment_heads.empty())
+      throw Error("this model has no alignment heads, so word timestamps cannot be computed; transcribe without them");
+    aligner.emplace(aligner_for(*decoding.language));
   }
 
   std::vector<int> initial_prompt_tokens;
@@ -134,6 +152,12 @@ Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, con
       dims.n_text_ctx / 2 - 1 - static_cast<long>(initial_prompt_tokens.size());
   size_t prompt_reset_since = 0;
   double last_speech_timestamp = 0.0;
+  const long most_prompt_tokens = dims.n_text_ctx / 2 - 1;
+  std::vector<int> hotword_tokens;
+  if (options.hotwords && !strip_whitespace(*options.hotwords).empty() && !present(decoding.prefix)) {
+    hotword_tokens = tokenizer.encode(" " + strip_whitespace(*options.hotwords));
+    if (static_cast<long>(hotword_tokens.size()) > most_prompt_tokens) hotword_tokens.resize(static_cast<size_t>(most_prompt_tokens));
+  }
 
   size_t clip_index = 0;
   int seek = clips[0].first;
@@ -154,6 +178,14 @@ Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, con
     window.content_duration = content_duration;
     window.content_frames = content_frames;
     windows.set_window(mel.window(seek, window.segment_size));
+    if (options.multilingual && tokenizer.multilingual()) {
+      // faster-whisper's multilingual mode: each window is decoded in the language it is heard in.
+      const LanguageDetection heard = detect_language(windows.engine(), tokenizer);
+      if (heard.code != *decoding.language) {
+        decoding.language = heard.code;
+        if (aligner) aligner.emplace(aligner_for(heard.code));
+      }
+    }
 
     std::vector<int> prompt;
     if (options.carry_initial_prompt) {
@@ -163,6 +195,12 @@ Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, con
       prompt.insert(prompt.end(), rest.begin(), rest.end());
     } else {
       prompt.assign(all_tokens.begin() + static_cast<long>(prompt_reset_since), all_tokens.end());
+    }
+    if (!hotword_tokens.empty()) {
+      std::vector<int> previous = python_tail(prompt, 0, most_prompt_tokens - static_cast<long>(hotword_tokens.size()));
+      if (static_cast<long>(hotword_tokens.size()) == most_prompt_tokens) previous.clear();  // a length of 0 is all of it
+      prompt = hotword_tokens;
+      prompt.insert(prompt.end(), previous.begin(), previous.end());
     }
 
     if (options.transcribe_to_the_end) {

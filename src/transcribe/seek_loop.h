@@ -9,6 +9,7 @@
 
 #include "audio/mel_source.h"
 #include "auris/transcribe.h"
+#include "decoding/detect_language.h"
 #include "model/model_dims.h"
 #include "tokenizer/tokenizer.h"
 #include "whisper/window_engine.h"
@@ -34,6 +35,11 @@ void check_transcribe_options(const TranscribeOptions& options);
 
 // Nothing to transcribe (digital silence, or no speech found): no segments.
 Transcript empty_transcript(const TranscribeOptions& options, const Tokenizer& tokenizer);
+
+// The language of mel's audio as transcribe() detects it: on its first 30-s window, and on the
+// windows after it as options.language_detection_segments and _threshold ask. Multilingual models.
+LanguageDetection detect_mel_language(WindowHolder& windows, const Tokenizer& tokenizer, MelSource& mel,
+                                      const TranscribeOptions& options);
 
 // The transcript of mel's windows. options.vad is not read (the caller hands over the speech's mel).
 // No window starts after the frame `no_window_after` (a packed window's last chunk: see

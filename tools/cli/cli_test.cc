@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -170,6 +171,10 @@ TEST_F(Cli, NumbersPastReasonAreRefused) {
       {"--no-speech-threshold nan", "finite"},
       {"--length-penalty 10", "0.000000 to 1.000000"},
       {"--clip-timestamps 0,1e300", "1e+300"},
+      {"--repetition-penalty 0", "--repetition-penalty"},
+      {"--no-repeat-ngram-size -1", "--no-repeat-ngram-size"},
+      {"--language-detection-segments 101", "--language-detection-segments"},
+      {"--language-detection-threshold 1.5", "--language-detection-threshold"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.options);
@@ -348,6 +353,33 @@ TEST_F(Cli, QuantisedGgmlTranscribes) {
   EXPECT_LT(q5.status, 128) << "crashed";
   EXPECT_NE(q5.err.find("q5_0 not in {q8_0,q4_0}"), std::string::npos) << q5.err;
   expect_clean_failure(run_cli("convert " + model_ + " --to ggml --f16 --quantize q4_0 -o " + dir + "/q4.bin"), "--f16");
+}
+
+// faster-whisper's no_repeat_ngram_size, end to end: jfk repeats " ask", " what", " can", ...; with
+// unigrams forbidden to repeat, no token comes twice in the window (jfk is one window).
+TEST_F(Cli, NoRepeatNgramSizeKeepsEveryTokenOnceAWindow) {
+  auto window_tokens = [&](const std::string& options) {
+    const std::string dir = test::temp_dir() + "/ngram";
+    const RunResult r = run_cli("transcribe --beam-size 0 --model " + model_ + " " + options + " -f json -o " + dir + " " + jfk_);
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::ifstream in(dir + "/jfk.json");
+    const nlohmann::json transcript = nlohmann::json::parse(in);
+    std::vector<int> tokens;
+    for (const auto& segment : transcript["segments"]) {
+      EXPECT_EQ(segment["seek"], 0);
+      for (const int t : segment["tokens"]) tokens.push_back(t);
+    }
+    return tokens;
+  };
+  auto repeats = [](std::vector<int> tokens) {
+    std::sort(tokens.begin(), tokens.end());
+    return std::adjacent_find(tokens.begin(), tokens.end()) != tokens.end();
+  };
+  EXPECT_TRUE(repeats(window_tokens("")));
+  const std::vector<int> once = window_tokens("--no-repeat-ngram-size 1");
+  EXPECT_GT(once.size(), 10u);
+  EXPECT_FALSE(repeats(once));
+  EXPECT_EQ(window_tokens("--repetition-penalty 1"), window_tokens(""));
 }
 
 TEST_F(Cli, WritesEveryOutputFormat) {

@@ -32,6 +32,9 @@ struct TranscribeArgs {
   std::vector<std::string> files;
   std::string model = "tiny.en";
   std::string language;
+  int language_detection_segments = 1;
+  bool multilingual = false;
+  double language_detection_threshold = 0.5;
   std::string task = "transcribe";
   double temperature = 0.0;
   double temperature_increment = 0.2;
@@ -39,8 +42,11 @@ struct TranscribeArgs {
   int best_of = 5;
   double patience = -1;
   double length_penalty = -1;
+  double repetition_penalty = 1.0;
+  int no_repeat_ngram_size = 0;
   std::string suppress_tokens = "-1";
   std::string initial_prompt;
+  std::string hotwords;
   std::string prefix;
   bool condition_on_previous_text = true;
   bool without_timestamps = false;
@@ -139,6 +145,8 @@ TranscribeOptions to_options(const TranscribeArgs& a) {
   if (a.best_of > 0) d.best_of = a.best_of;
   if (a.patience > 0) d.patience = a.patience;
   if (a.length_penalty >= 0) d.length_penalty = a.length_penalty;
+  d.repetition_penalty = a.repetition_penalty;
+  d.no_repeat_ngram_size = a.no_repeat_ngram_size;
   d.suppress_tokens = TextOrTokens(a.suppress_tokens);
   if (!a.prefix.empty()) d.prefix = TextOrTokens(a.prefix);
   d.without_timestamps = a.without_timestamps;
@@ -147,7 +155,11 @@ TranscribeOptions to_options(const TranscribeArgs& a) {
   o.logprob_threshold = a.logprob_threshold;
   o.no_speech_threshold = a.no_speech_threshold;
   o.condition_on_previous_text = a.condition_on_previous_text;
+  o.language_detection_segments = a.language_detection_segments;
+  o.language_detection_threshold = a.language_detection_threshold;
+  o.multilingual = a.multilingual;
   if (!a.initial_prompt.empty()) o.initial_prompt = a.initial_prompt;
+  if (!a.hotwords.empty()) o.hotwords = a.hotwords;
   o.carry_initial_prompt = a.carry_initial_prompt;
   o.word_timestamps = a.word_timestamps;
   o.prepend_punctuations = a.prepend_punctuations;
@@ -209,6 +221,16 @@ Command add_transcribe_command(CLI::App& app) {
   cmd->add_option("files", a->files, "Audio files (any format FFmpeg reads; - for stdin)")->required();
   cmd->add_option("-m,--model", a->model, "Model name in the cache or path")->capture_default_str();
   cmd->add_option("-l,--language", a->language, "Spoken language (code or name); detected when omitted");
+  cmd->add_option("--language-detection-segments", a->language_detection_segments,
+                  "Detect the language on up to this many 30-s windows, until one passes the threshold")
+      ->check(CLI::Range(1, TranscribeOptions::kMostLanguageDetectionSegments))
+      ->capture_default_str();
+  cmd->add_flag("--multilingual", a->multilingual,
+                "Detect each 30-s window's language and decode it in that language (multilingual models)");
+  cmd->add_option("--language-detection-threshold", a->language_detection_threshold,
+                  "Probability a window's language must exceed to decide the language")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   cmd->add_option("--task", a->task, "transcribe, or translate to English")
       ->check(CLI::IsMember({"transcribe", "translate"}))
       ->capture_default_str();
@@ -227,9 +249,18 @@ Command add_transcribe_command(CLI::App& app) {
   cmd->add_option("--patience", a->patience, "Beam search patience (default 1.0)")->check(positive_number());
   cmd->add_option("--length-penalty", a->length_penalty, "Length penalty alpha (default: length normalisation)")
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--repetition-penalty", a->repetition_penalty,
+                  "Divide the logits of tokens already in the window's text by this (faster-whisper's; 1: off)")
+      ->check(positive_number())
+      ->capture_default_str();
+  cmd->add_option("--no-repeat-ngram-size", a->no_repeat_ngram_size,
+                  "Forbid repeating any n-gram of this many tokens in a window (faster-whisper's; 0: off)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--suppress-tokens", a->suppress_tokens, "Comma-separated token ids to suppress; -1: non-speech")
       ->capture_default_str();
   cmd->add_option("--initial-prompt", a->initial_prompt, "Text to condition the first window on");
+  cmd->add_option("--hotwords", a->hotwords, "Words (names, terms) to prompt every window with, before its previous text");
   cmd->add_option("--prefix", a->prefix, "Text the transcript of the first window must start with");
   cmd->add_option("--condition-on-previous-text", a->condition_on_previous_text,
                   "Feed the previous window's text as prompt (true/false)")

@@ -11,6 +11,7 @@ bool pack_step_tail(const std::vector<const StepRules*>& parts, Selection select
   for (const StepRules* p : parts) {
     rows += p->row_masks.size();
     if (p->timestamp_begin != parts[0]->timestamp_begin) return false;
+    if (p->repetition_penalty != 1.0f) return false;  // the tail only masks: the host penalises
   }
   if (rows > static_cast<size_t>(kStepTailMaxRows)) return false;
   auto sorted = [](std::vector<int> v) {
