@@ -46,7 +46,7 @@ struct DecodingOptions {
 
   // CTranslate2's penalties, as faster-whisper passes them (off by default, as there): the logits of
   // the tokens a sequence already holds past its start sequence (the prefix and the sampled ones)
-  // are divided by repetition_penalty (multiplied where negative; more than 0, 1 is off), and a
+  // are divided by repetition_penalty (multiplied where negative; 0.001 to 1000, 1 is off), and a
   // token that would repeat an n-gram of no_repeat_ngram_size tokens is forbidden (0 is off).
   double repetition_penalty = 1.0;
   int no_repeat_ngram_size = 0;

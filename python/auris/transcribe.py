@@ -100,7 +100,6 @@ _FIXED = {
     "prompt_reset_on_temperature": 0.5,  # openai/whisper's rule: the prompt resets above 0.5
     "chunk_length": None,
     "length_penalty": 1,  # CTranslate2's 1 is openai/whisper's plain length normalisation
-    "log_progress": False,
 }
 
 
@@ -176,11 +175,13 @@ def _engine_options(*, task, language, beam_size, best_of, patience, repetition_
 
 
 class _Segments:
-    """The lazy segments: the transcription starts at the first next() and stays one window ahead."""
+    """The lazy segments: the transcription starts at the first next() and stays one window ahead.
+    With a progress bar (log_progress), each segment moves it to the segment's end, in seconds."""
 
-    def __init__(self, transcription):
+    def __init__(self, transcription, progress=None):
         self._transcription = transcription
         self._done = False
+        self._progress = progress
 
     def __iter__(self) -> Iterator[Segment]:
         return self
@@ -196,8 +197,14 @@ class _Segments:
                     continue
                 if item is True:
                     self._done = True
+                    if self._progress is not None:
+                        self._progress.update(self._progress.total - self._progress.n)
+                        self._progress.close()
                     raise StopIteration
-                return _segment(item)
+                segment = _segment(item)
+                if self._progress is not None:
+                    self._progress.update(max(0.0, min(segment.end, self._progress.total) - self._progress.n))
+                return segment
         except BaseException:
             self.close()
             raise
@@ -206,6 +213,8 @@ class _Segments:
         """Stops the transcription before its next window."""
         self._done = True
         self._transcription.close()
+        if self._progress is not None:
+            self._progress.close()
 
     def __del__(self):
         self._transcription.close()
@@ -428,4 +437,11 @@ def _transcribe(model: WhisperModel, batch_size: int, audio, language, task, log
         duration=transcription.duration, duration_after_vad=transcription.duration_after_vad,
         all_language_probs=list(transcription.all_language_probs) or None,
         transcription_options=transcription_options, vad_options=vad_options)
-    return _Segments(transcription), info
+    progress = None
+    if log_progress:
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            raise ValueError("log_progress draws faster-whisper's tqdm progress bar: pip install tqdm") from None
+        progress = tqdm(total=round(info.duration, 2), unit="seconds")
+    return _Segments(transcription, progress), info

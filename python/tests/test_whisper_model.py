@@ -92,6 +92,13 @@ def test_faster_whispers_penalties_and_hotwords_equal_the_clis(tiny_en, jfk, cli
     assert [s.tokens for s in segments] == [s["tokens"] for s in expected]
 
 
+def test_log_progress_draws_a_bar_to_the_end(tiny_en, jfk, capfd):
+    segments, _ = tiny_en.transcribe(jfk, beam_size=1, log_progress=True)
+    texts = [s.text for s in segments]
+    bar = capfd.readouterr().err
+    assert texts and "100%" in bar and "seconds" in bar, bar
+
+
 def test_the_batched_pipeline_equals_the_clis_batched_transcription(tiny_en, data, cli):
     vad = str(data / "vad" / "for-tests-silero-v6.2.0-ggml.bin")
     long_form = str(data / "audio" / "longform" / "hifitts-dev-concat.flac")
@@ -174,7 +181,7 @@ def test_bad_options_raise(tiny_en, jfk):
         tiny_en.transcribe(jfk, length_penalty=0.5)
     with pytest.raises(ValueError, match="max_new_tokens must be a number of tokens from 1"):
         tiny_en.transcribe(jfk, max_new_tokens=0)  # it gave the whole text, as None does
-    with pytest.raises(auris.AurisError, match="repetition_penalty must be a number above 0"):
+    with pytest.raises(auris.AurisError, match="repetition_penalty must be from 0.001 to 1000"):
         tiny_en.transcribe(jfk, repetition_penalty=0)
     with pytest.raises(auris.AurisError, match="language_detection_segments must be 1 to 100"):
         tiny_en.transcribe(jfk, language_detection_segments=0)

@@ -175,8 +175,9 @@ void DecodingTask::verify_options() {
   if (o.length_penalty && !(*o.length_penalty >= 0 && *o.length_penalty <= 1)) {
     throw Error("length_penalty (alpha) should be a value between 0 and 1, got " + number_text(*o.length_penalty));
   }
-  if (!(o.repetition_penalty > 0 && std::isfinite(o.repetition_penalty)))
-    throw Error("repetition_penalty must be a number above 0 (1 is none; above 1 discourages repeated tokens), got " +
+  // Applied in float: 1e-300 would be a division by zero, 1e300 an infinity.
+  if (!(o.repetition_penalty >= 1e-3 && o.repetition_penalty <= 1e3))
+    throw Error("repetition_penalty must be from 0.001 to 1000 (1 is none; above 1 discourages repeated tokens), got " +
                 number_text(o.repetition_penalty));
   if (o.no_repeat_ngram_size < 0)
     throw Error("no_repeat_ngram_size must be 0 (off) or a number of tokens, got " + std::to_string(o.no_repeat_ngram_size));

@@ -189,7 +189,7 @@ TEST_F(DecodingTaskOptions, RejectsBadOptions) {
   EXPECT_NE(error_of(with([](auto& o) { o.length_penalty = 1.5; })).find("length_penalty"), std::string::npos);
   EXPECT_NE(error_of(with([](auto& o) { o.temperature = -0.1; })).find("temperature"), std::string::npos);
   EXPECT_NE(error_of(with([](auto& o) { o.language = "klingon"; })).find("unsupported language"), std::string::npos);
-  for (const double penalty : {0.0, -1.0, std::nan(""), HUGE_VAL})
+  for (const double penalty : {0.0, -1.0, std::nan(""), HUGE_VAL, 1e-300, 1e300})
     EXPECT_NE(error_of(with([&](auto& o) { o.repetition_penalty = penalty; })).find("repetition_penalty"), std::string::npos);
   EXPECT_EQ(error_of(with([](auto& o) { o.repetition_penalty = 0.5; })), "");
   EXPECT_NE(error_of(with([](auto& o) { o.no_repeat_ngram_size = -1; })).find("no_repeat_ngram_size"), std::string::npos);

@@ -104,6 +104,10 @@ TranscriptionForm parse_transcription_form(const FormFields& fields, bool transl
     if (!is_valid_utf8(*prompt)) throw bad_field("prompt", "the prompt is not valid UTF-8 text");
     o.initial_prompt = *prompt;
   }
+  if (const std::string* hotwords = field(fields, "hotwords"); hotwords && !hotwords->empty()) {
+    if (!is_valid_utf8(*hotwords)) throw bad_field("hotwords", "the hotwords are not valid UTF-8 text");
+    o.hotwords = *hotwords;
+  }
 
   // 0: openai's fallback schedule; t: t, t + 0.2, ... up to 1.
   const double temperature = number_field(fields, "temperature", 0.0, 0.0, 1.0);

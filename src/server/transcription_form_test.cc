@@ -36,12 +36,14 @@ TEST(TranscriptionForm, DefaultsAreTheCommandLinesBeamFiveWithOpenaisFallbackSch
   EXPECT_FALSE(form.options.word_timestamps);
   EXPECT_FALSE(form.options.vad);
   EXPECT_FALSE(form.options.initial_prompt);
+  EXPECT_FALSE(form.options.hotwords);
 }
 
 TEST(TranscriptionForm, ReadsEveryField) {
   const TranscriptionForm form = parse({{"response_format", {"verbose_json"}},
                                         {"language", {"de"}},
                                         {"prompt", {"Glossary: Kubernetes"}},
+                                        {"hotwords", {"Kubernetes, kubectl"}},
                                         {"temperature", {"0.5"}},
                                         {"timestamp_granularities[]", {"segment", "word"}},
                                         {"beam_size", {"1"}},
@@ -53,6 +55,7 @@ TEST(TranscriptionForm, ReadsEveryField) {
   EXPECT_EQ(form.options.decoding.task, "translate");
   EXPECT_EQ(form.options.decoding.language, "de");
   EXPECT_EQ(form.options.initial_prompt, "Glossary: Kubernetes");
+  EXPECT_EQ(form.options.hotwords, "Kubernetes, kubectl");
   EXPECT_EQ(form.options.temperatures, (std::vector<double>{0.5, 0.7, 0.8999999999999999}));
   EXPECT_TRUE(form.options.word_timestamps);
   EXPECT_FALSE(form.options.decoding.beam_size) << "beam_size 1 is greedy, as in faster-whisper";

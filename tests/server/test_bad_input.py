@@ -237,10 +237,12 @@ def test_bad_field(server, healthy, field, value):
     healthy(server, transcribe=False)
 
 
-def test_prompt_that_is_not_utf8(server, healthy):
-    r = post(server, {"model": "tiny.en", "prompt": b"\xff\xfe not text"}, jfk_upload())
+@pytest.mark.parametrize("field", ["prompt", "hotwords"])
+def test_text_field_that_is_not_utf8(server, healthy, field):
+    r = post(server, {"model": "tiny.en", field: b"\xff\xfe not text"}, jfk_upload())
     check_response(r, 400)
     assert "UTF-8" in r.json()["error"]["message"]
+    assert r.json()["error"]["param"] == field
     healthy(server, transcribe=False)
 
 
