@@ -269,6 +269,33 @@ class WhisperModel:
     def supported_languages(self) -> List[str]:
         return list(self.model.languages) if self.model.multilingual else ["en"]
 
+    def detect_language(
+        self,
+        audio: Optional[Union[str, BinaryIO, "np.ndarray"]] = None,
+        features: Optional["np.ndarray"] = None,
+        vad_filter: bool = False,
+        vad_parameters: Optional[Union[dict, VadOptions]] = None,
+        language_detection_segments: int = 1,
+        language_detection_threshold: Optional[float] = 0.5,
+    ) -> Tuple[str, float, List[Tuple[str, float]]]:
+        """faster-whisper's detect_language: (language, probability, every language's probability,
+        most probable first), over the first 30 s of the audio (of its speech, with vad_filter), or
+        over up to language_detection_segments windows of 30 s until one is more probable than
+        language_detection_threshold (else the language most often on top)."""
+        if features is not None:
+            raise ValueError("auris computes the log-mel spectrogram itself: pass audio, not features")
+        if audio is None:
+            raise ValueError("detect_language needs the audio: a path, a binary file object or float32 samples")
+        vad, _ = _vad_dict(vad_filter, vad_parameters)
+        samples = _audio_input(audio)
+        if isinstance(samples, str):
+            samples = _core.load_audio(samples)
+        options = {"vad": vad, "language_detection_segments": language_detection_segments,
+                   "language_detection_threshold": 0.5 if language_detection_threshold is None
+                   else language_detection_threshold}
+        language, probability, all_probs = _core.detect_language(self.model, samples, options, self.cpu_threads)
+        return language, probability, [(code, p) for code, p in all_probs]
+
     def transcribe(
         self,
         audio: Union[str, BinaryIO, "np.ndarray"],

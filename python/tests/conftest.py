@@ -48,6 +48,15 @@ def tiny_en(cache_dir):
 
 
 @pytest.fixture(scope="session")
+def base(cache_dir):
+    from auris import WhisperModel
+
+    if not (cache_dir / "base").exists():
+        pytest.skip("needs base in the model cache: scripts/fetch_models.sh base")
+    return WhisperModel("base", cpu_threads=1)
+
+
+@pytest.fixture(scope="session")
 def cli():
     path = Path(os.environ.get("AURIS_CLI", REPO / "build" / "auris"))
     if not path.exists():

@@ -92,6 +92,28 @@ def test_faster_whispers_penalties_and_hotwords_equal_the_clis(tiny_en, jfk, cli
     assert [s.tokens for s in segments] == [s["tokens"] for s in expected]
 
 
+def test_detect_language_is_faster_whispers(base, tiny_en, data):
+    german = str(data / "audio" / "multilingual" / "test_de.wav")
+    language, probability, all_probs = base.detect_language(german)
+    assert language == "de" and probability > 0.9
+    assert all_probs[0] == (language, probability) and len(all_probs) == len(base.supported_languages)
+    assert [p for _, p in all_probs] == sorted((p for _, p in all_probs), reverse=True)
+    # 30 s of silence, then German: the first window alone is unsure; the second decides.
+    samples = np.concatenate([np.zeros(30 * 16000, np.float32), decode_audio(german)])
+    first, first_probability, _ = base.detect_language(samples)
+    assert first != "de" and first_probability < 0.5
+    assert base.detect_language(samples, language_detection_segments=2)[0] == "de"
+    # With VAD the silence is not heard at all.
+    vad = {"model": str(data / "vad" / "for-tests-silero-v6.2.0-ggml.bin")}
+    assert base.detect_language(samples, vad_filter=True, vad_parameters=vad)[0] == "de"
+    with pytest.raises(auris.AurisError, match="English-only"):
+        tiny_en.detect_language(german)
+    with pytest.raises(auris.AurisError, match="no speech"):
+        base.detect_language(np.zeros(16000 * 5, np.float32), vad_filter=True, vad_parameters=vad)
+    with pytest.raises(ValueError, match="features"):
+        base.detect_language(features=np.zeros((80, 3000), np.float32))
+
+
 def test_log_progress_draws_a_bar_to_the_end(tiny_en, jfk, capfd):
     segments, _ = tiny_en.transcribe(jfk, beam_size=1, log_progress=True)
     texts = [s.text for s in segments]

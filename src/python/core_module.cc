@@ -133,6 +133,19 @@ std::optional<double> optional_double(const nb::dict& d, const char* key) {
   return option<double>(d, key);
 }
 
+// The package's VadOptions (python/auris/vad.py, as a dict) as the engine's.
+VadParameters vad_parameters(const nb::dict& v) {
+  VadParameters p;
+  p.threshold = option<double>(v, "threshold");
+  p.neg_threshold = optional_double(v, "neg_threshold");
+  p.min_speech_duration_ms = option<int>(v, "min_speech_duration_ms");
+  p.max_speech_duration_s = option<double>(v, "max_speech_duration_s");
+  p.min_silence_duration_ms = option<int>(v, "min_silence_duration_ms");
+  p.speech_pad_ms = option<int>(v, "speech_pad_ms");
+  p.model = option<std::string>(v, "model");
+  return p;
+}
+
 // The Python layer's option dict (keys of TranscribeOptions, already checked there) as options.
 TranscribeOptions transcribe_options(const nb::dict& d) {
   TranscribeOptions o;
@@ -170,18 +183,7 @@ TranscribeOptions transcribe_options(const nb::dict& d) {
   o.append_punctuations = option<std::string>(d, "append_punctuations");
   o.hallucination_silence_threshold = optional_double(d, "hallucination_silence_threshold");
   o.clip_timestamps = option<std::vector<double>>(d, "clip_timestamps");
-  if (!d["vad"].is_none()) {
-    const nb::dict v = option<nb::dict>(d, "vad");
-    VadParameters p;
-    p.threshold = option<double>(v, "threshold");
-    p.neg_threshold = optional_double(v, "neg_threshold");
-    p.min_speech_duration_ms = option<int>(v, "min_speech_duration_ms");
-    p.max_speech_duration_s = option<double>(v, "max_speech_duration_s");
-    p.min_silence_duration_ms = option<int>(v, "min_silence_duration_ms");
-    p.speech_pad_ms = option<int>(v, "speech_pad_ms");
-    p.model = option<std::string>(v, "model");
-    o.vad = p;
-  }
+  if (!d["vad"].is_none()) o.vad = vad_parameters(option<nb::dict>(d, "vad"));
   return o;
 }
 
@@ -401,6 +403,42 @@ class PyStream {
   std::unique_ptr<StreamingTranscriber> stream_;
 };
 
+// faster-whisper's WhisperModel.detect_language: the language of what transcribe() would hear (the
+// speech VAD finds, with a "vad" option) by its rule over language_detection_segments windows, as
+// (language, probability, [(language, probability), ...] most probable first).
+nb::tuple detect_language_of(PyModel& py_model, Audio audio, const nb::dict& options_dict, int threads) {
+  TranscribeOptions options;
+  options.language_detection_segments = option<int>(options_dict, "language_detection_segments");
+  options.language_detection_threshold = option<double>(options_dict, "language_detection_threshold");
+  if (!options_dict["vad"].is_none()) options.vad = vad_parameters(option<nb::dict>(options_dict, "vad"));
+  check_transcribe_options(options);
+  if (options.vad) validate(*options.vad);
+  const std::shared_ptr<const Model> model = py_model.model();
+  if (!model_impl(*model).tokenizer.multilingual())
+    throw Error("this model is English-only and has no language tokens, so it cannot detect the language; "
+                "use a multilingual model");
+  std::vector<float> samples(audio.data(), audio.data() + audio.size());
+  LanguageDetection detection;
+  {
+    nb::gil_scoped_release release;
+    require_finite_samples(samples);
+    if (options.vad) {
+      const SpeechDetection speech =
+          detect_speech(py_model.vad(options.vad->model), samples, speech_timestamps_options(*options.vad));
+      samples = collect_speech(samples, speech.spans);
+      if (samples.empty()) throw Error("voice activity detection found no speech, so there is no language to detect");
+    }
+    require_a_frame("the audio", static_cast<int64_t>(samples.size()), "detect its language");
+    Transcriber transcriber(model);
+    transcriber.set_threads(threads);
+    InMemoryMel mel(samples, model_impl(*model).weights.dims.n_mels);
+    detection = EngineAccess::detect_language(transcriber, mel, options);
+  }
+  std::vector<std::pair<std::string, float>> all(detection.probabilities.begin(), detection.probabilities.end());
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return nb::make_tuple(detection.code, detection.probability, all);
+}
+
 }  // namespace
 }  // namespace auris
 
@@ -469,6 +507,8 @@ NB_MODULE(_core, m) {
         return to_numpy(std::move(samples));
       },
       "path"_a, "Decodes an audio or video file to mono float32 samples at 16 kHz (FFmpeg).");
+  m.def("detect_language", &detect_language_of, "model"_a, "audio"_a, "options"_a, "threads"_a,
+        "faster-whisper's detect_language: (language, probability, all_language_probs).");
   m.def("model_cache_dir", &model_cache_dir);
   m.def(
       "format_transcript",
