@@ -82,7 +82,8 @@ struct TranscribeOptions {
 
   // faster-whisper's hotwords: words (names, terms) at the start of every window's prompt, before
   // the previous text, which fills what is left of the prompt's n_text_ctx / 2 - 1 tokens (of the
-  // hotwords themselves, the first ones that fit). Not used where decoding.prefix is given.
+  // hotwords themselves, the first ones that fit). Not with decoding.prefix, which starts every
+  // window (faster-whisper drops its hotwords where there is a prefix).
   std::optional<std::string> hotwords;
 
   // Word-level timestamps from the cross-attention of the model's alignment heads and dynamic time

@@ -7,6 +7,7 @@ a value other than its default raises ValueError rather than being ignored.
 
 import os
 import sys
+import warnings
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, BinaryIO, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -167,7 +168,7 @@ def _engine_options(*, task, language, beam_size, best_of, patience, repetition_
         "word_timestamps": bool(word_timestamps), "prepend_punctuations": prepend_punctuations,
         "append_punctuations": append_punctuations,
         "hallucination_silence_threshold": hallucination_silence_threshold, "clip_timestamps": clip_timestamps,
-        "vad": vad, "hotwords": hotwords, "multilingual": bool(multilingual),
+        "vad": vad, "hotwords": hotwords, "multilingual": multilingual,
         "language_detection_segments": language_detection_segments,
         # faster-whisper compares with it unchecked, so None has no meaning of its own: the default.
         "language_detection_threshold": 0.5 if language_detection_threshold is None else language_detection_threshold,
@@ -198,12 +199,14 @@ class _Segments:
                 if item is True:
                     self._done = True
                     if self._progress is not None:
-                        self._progress.update(self._progress.total - self._progress.n)
+                        self._progress.n = self._progress.total
                         self._progress.close()
                     raise StopIteration
                 segment = _segment(item)
                 if self._progress is not None:
-                    self._progress.update(max(0.0, min(segment.end, self._progress.total) - self._progress.n))
+                    # Whole hundredths, as faster-whisper's bar: sums of floats would show 30.299999999999997.
+                    self._progress.n = round(max(self._progress.n, min(segment.end, self._progress.total)), 2)
+                    self._progress.refresh()
                 return segment
         except BaseException:
             self.close()
@@ -428,9 +431,18 @@ def _transcribe(model: WhisperModel, batch_size: int, audio, language, task, log
         raise ValueError(f"task must be 'transcribe' or 'translate', got '{task}'")
     if initial_prompt is not None and not isinstance(initial_prompt, str):
         raise ValueError("initial_prompt must be text: auris does not take it as token ids")
-    if max_new_tokens is not None and not (isinstance(max_new_tokens, int) and max_new_tokens >= 1):
-        raise ValueError(f"max_new_tokens must be a number of tokens from 1 (None: up to half the text context), "
-                         f"got {max_new_tokens!r}")
+    if max_new_tokens is not None:
+        if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool):
+            raise TypeError(f"max_new_tokens must be an integer or None, got {type(max_new_tokens).__name__}")
+        if max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be a number of tokens from 1 (None: up to half the text context), "
+                             f"got {max_new_tokens}")
+    if multilingual is True and not model.model.multilingual:
+        warnings.warn("The current model is English-only but the multilingual parameter is set to True; "
+                      "setting to False instead.")  # faster-whisper's words
+        multilingual = False
+    if not isinstance(log_progress, bool):
+        raise TypeError(f"log_progress must be True or False, got {type(log_progress).__name__}")
     temperatures = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
     clips = _clip_timestamps(clip_timestamps)
     vad, vad_options = _vad_dict(vad_filter, vad_parameters)

@@ -114,6 +114,38 @@ def test_detect_language_is_faster_whispers(base, tiny_en, data):
         base.detect_language(features=np.zeros((80, 3000), np.float32))
 
 
+def test_prefix_is_faster_whispers(tiny_en, jfk):
+    # faster-whisper's own test: the prefix starts the first window's text, after <|0.00|>.
+    segments, _ = tiny_en.transcribe(jfk, prefix="And so my fellow Americans")
+    segments = list(segments)
+    assert segments[0].text.startswith(" And so my fellow Americans"), segments[0].text
+    assert "ask not what your country can do for you" in segments[0].text, segments[0].text
+    assert segments[0].start == 0 and 10 < segments[-1].end <= 11
+
+
+def test_language_detection_starts_at_the_first_clip(base, data):
+    # faster-whisper detects from the first clip's start: here 30 s of silence are skipped.
+    german = decode_audio(str(data / "audio" / "multilingual" / "test_de.wav"))
+    samples = np.concatenate([np.zeros(30 * 16000, np.float32), german])
+    _, info = base.transcribe(samples, clip_timestamps=[30], beam_size=1)
+    assert info.language == "de"
+    _, info = base.transcribe(samples, beam_size=1)
+    assert info.language != "de"
+
+
+def test_flags_and_numbers_are_not_taken_for_each_other(tiny_en, jfk):
+    with pytest.raises(TypeError, match="multilingual"):
+        tiny_en.transcribe(jfk, multilingual="false")  # a non-empty string was True
+    with pytest.raises(TypeError, match="language_detection_segments must be an integer, got bool"):
+        tiny_en.transcribe(jfk, language_detection_segments=True)
+    with pytest.raises(TypeError, match="max_new_tokens"):
+        tiny_en.transcribe(jfk, max_new_tokens="5")
+    with pytest.raises(ValueError, match="does not fit a 32-bit integer"):
+        tiny_en.transcribe(jfk, no_repeat_ngram_size=10**12)
+    with pytest.warns(UserWarning, match="English-only"):
+        tiny_en.transcribe(jfk, multilingual=True)
+
+
 def test_log_progress_draws_a_bar_to_the_end(tiny_en, jfk, capfd):
     segments, _ = tiny_en.transcribe(jfk, beam_size=1, log_progress=True)
     texts = [s.text for s in segments]

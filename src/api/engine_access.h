@@ -22,8 +22,10 @@ struct EngineAccess {
   static void set_ablations(Transcriber& transcriber, const EngineAblations& ablations);
   static EngineCounters counters(const BatchTranscriber& batch);
 
-  // The language of mel's audio as Transcriber::transcribe with `options` detects it.
-  static LanguageDetection detect_language(Transcriber& transcriber, MelSource& mel, const TranscribeOptions& options);
+  // The language of mel's audio as Transcriber::transcribe with `options` detects it, or from
+  // first_frame on (detect_mel_language).
+  static LanguageDetection detect_language(Transcriber& transcriber, MelSource& mel, const TranscribeOptions& options,
+                                           int first_frame = 0);
   // Transcriber::transcribe of the recording mel is the spectrogram of; options.vad unset.
   static Transcript transcribe(Transcriber& transcriber, MelSource& mel, const TranscribeOptions& options);
   // The same with VAD: speech_mel is the spectrogram of the speech that `speech` found (its spans

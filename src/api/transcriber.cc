@@ -146,9 +146,10 @@ std::map<std::string, float> Transcriber::detect_language(std::span<const float>
   return EngineAccess::detect_language(*this, mel, TranscribeOptions{}).probabilities;  // the first 30 s
 }
 
-LanguageDetection EngineAccess::detect_language(Transcriber& t, MelSource& mel, const TranscribeOptions& options) {
+LanguageDetection EngineAccess::detect_language(Transcriber& t, MelSource& mel, const TranscribeOptions& options,
+                                                int first_frame) {
   const ScopedThreadCount thread_count(t.threads_);
-  return detect_mel_language(t.state_->windows, model_impl(*t.model_).tokenizer, mel, options);
+  return detect_mel_language(t.state_->windows, model_impl(*t.model_).tokenizer, mel, options, first_frame);
 }
 
 Transcript EngineAccess::transcribe(Transcriber& t, MelSource& mel, const TranscribeOptions& options) {

@@ -31,6 +31,7 @@
 #include "audio/mel_source.h"
 #include "auris/audio.h"
 #include "decoding/decoding_task.h"
+#include "decoding/strip_whitespace.h"
 #include "auris/batch.h"
 #include "auris/download.h"
 #include "auris/error.h"
@@ -114,6 +115,11 @@ constexpr const char* expected_type() {
 template <typename T>
 T option(const nb::dict& d, const char* key) {
   const nb::object value = d[key];
+  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+    // Python's True is the int 1: as a number it is a mistake, never meant.
+    if (nb::isinstance<nb::bool_>(value))
+      throw nb::type_error((std::string(key) + " must be " + expected_type<T>() + ", got bool").c_str());
+  }
   try {
     return nb::cast<T>(value);
   } catch (const nb::cast_error&) {
@@ -122,7 +128,9 @@ T option(const nb::dict& d, const char* key) {
       if (nb::isinstance<nb::str>(value)) throw nb::value_error((std::string(key) + " is not valid UTF-8 text (it holds a lone surrogate)").c_str());
     }
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      if (nb::isinstance<nb::int_>(value)) throw nb::value_error((std::string(key) + " is out of range").c_str());
+      if (nb::isinstance<nb::int_>(value))
+        throw nb::value_error((std::string(key) + " is out of range: " + nb::cast<std::string>(nb::str(value)) +
+                               " does not fit a " + std::to_string(8 * sizeof(T)) + "-bit integer").c_str());
     }
     throw nb::type_error((std::string(key) + " must be " + expected_type<T>() + ", got " + given).c_str());
   }
@@ -146,8 +154,9 @@ VadParameters vad_parameters(const nb::dict& v) {
   return p;
 }
 
-// The Python layer's option dict (keys of TranscribeOptions, already checked there) as options.
-TranscribeOptions transcribe_options(const nb::dict& d) {
+// The Python layer's option dict (keys of TranscribeOptions, already checked there) as options,
+// for a model with this tokenizer.
+TranscribeOptions transcribe_options(const nb::dict& d, const Tokenizer& tokenizer) {
   TranscribeOptions o;
   DecodingOptions& dec = o.decoding;
   dec.task = option<std::string>(d, "task");
@@ -163,7 +172,17 @@ TranscribeOptions transcribe_options(const nb::dict& d) {
   if (!d["max_new_tokens"].is_none()) dec.sample_len = option<int>(d, "max_new_tokens");
   dec.repetition_penalty = option<double>(d, "repetition_penalty");
   dec.no_repeat_ngram_size = option<int>(d, "no_repeat_ngram_size");
-  if (!d["prefix"].is_none()) dec.prefix = TextOrTokens(option<std::string>(d, "prefix"));
+  // faster-whisper's prefix is CTranslate2's: the first window's first tokens, decoded as if sampled
+  // and part of its text, after <|0.00|> where there are timestamps (openai's prefix, the engine's
+  // DecodingOptions::prefix, precedes every window and is not in its text).
+  if (!d["prefix"].is_none()) {
+    const std::string prefix = strip_whitespace(option<std::string>(d, "prefix"));
+    if (!prefix.empty()) {
+      if (!option<bool>(d, "without_timestamps")) dec.forced_tokens.push_back(tokenizer.timestamp_begin());
+      const std::vector<int> text = tokenizer.encode(" " + prefix);
+      dec.forced_tokens.insert(dec.forced_tokens.end(), text.begin(), text.end());
+    }
+  }
   dec.suppress_blank = option<bool>(d, "suppress_blank");
   dec.suppress_tokens = TextOrTokens(option<std::vector<int>>(d, "suppress_tokens"));
   dec.without_timestamps = option<bool>(d, "without_timestamps");
@@ -246,7 +265,7 @@ class PyTranscription {
 
   PyTranscription(PyModel& py_model, std::vector<float> samples, const nb::dict& options_dict, int threads,
                   int batch_size) {
-    TranscribeOptions options = transcribe_options(options_dict);
+    TranscribeOptions options = transcribe_options(options_dict, model_impl(*py_model.model()).tokenizer);
     const std::shared_ptr<const Model> model = py_model.model();
     const Tokenizer& tokenizer = model_impl(*model).tokenizer;
     auto transcriber = std::make_shared<Transcriber>(model);
@@ -283,7 +302,11 @@ class PyTranscription {
         // keeps that window, so the transcription does not encode it again.
         std::shared_ptr<MelSource> detection_mel = mel;
         if (!detection_mel) detection_mel = std::make_shared<InMemoryMel>(heard, model_impl(*model).weights.dims.n_mels);
-        const LanguageDetection detection = EngineAccess::detect_language(*transcriber, *detection_mel, options);
+        // faster-whisper detects from the first clip's start (openai from the audio's).
+        const double clip_frame = options.clip_timestamps.empty() ? 0.0 : options.clip_timestamps[0] * kSampleRate / kHopLength;
+        const int first_frame = clip_frame >= 0 && clip_frame < detection_mel->content_frames() ? static_cast<int>(clip_frame) : 0;
+        const LanguageDetection detection =
+            EngineAccess::detect_language(*transcriber, *detection_mel, options, first_frame);
         for (const auto& [code, p] : detection.probabilities) all_language_probs_.emplace_back(code, p);
         std::stable_sort(all_language_probs_.begin(), all_language_probs_.end(),
                          [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -356,7 +379,7 @@ class PyStream {
   using Update = std::tuple<std::vector<Word>, std::vector<Word>, bool>;
 
   PyStream(PyModel& py_model, const nb::dict& options_dict, double step_seconds, double trim_seconds, int threads) {
-    TranscribeOptions transcribe = transcribe_options(options_dict);
+    TranscribeOptions transcribe = transcribe_options(options_dict, model_impl(*py_model.model()).tokenizer);
     StreamOptions options;
     options.step_seconds = step_seconds;
     options.trim_seconds = trim_seconds;

@@ -71,6 +71,9 @@ void check_transcribe_options(const TranscribeOptions& options) {
       !(std::isfinite(*options.hallucination_silence_threshold) && *options.hallucination_silence_threshold > 0))
     throw Error("hallucination_silence_threshold must be a positive number of seconds, got " +
                 number_text(*options.hallucination_silence_threshold));
+  // faster-whisper drops its hotwords where a prefix is given; openai's prefix starts every window.
+  if (options.hotwords && !strip_whitespace(*options.hotwords).empty() && present(options.decoding.prefix))
+    throw Error("hotwords are not used where a prefix is given, and the prefix starts every window: give one or the other");
   if (options.language_detection_segments < 1 || options.language_detection_segments > TranscribeOptions::kMostLanguageDetectionSegments)
     throw Error("language_detection_segments must be 1 to " + std::to_string(TranscribeOptions::kMostLanguageDetectionSegments) +
                 " windows of 30 s, got " + std::to_string(options.language_detection_segments));
@@ -87,12 +90,13 @@ Transcript empty_transcript(const TranscribeOptions& options, const Tokenizer& t
 }
 
 LanguageDetection detect_mel_language(WindowHolder& windows, const Tokenizer& tokenizer, MelSource& mel,
-                                      const TranscribeOptions& options) {
+                                      const TranscribeOptions& options, int first_frame) {
+  if (first_frame < 0 || first_frame >= mel.content_frames()) first_frame = 0;
   // faster-whisper's windows for detection: the spectrogram cut every 30 s, each padded.
-  const int available = std::max(1, (mel.content_frames() + kChunkFrames - 1) / kChunkFrames);
+  const int available = std::max(1, (mel.content_frames() - first_frame + kChunkFrames - 1) / kChunkFrames);
   return detect_language(windows.engine(), tokenizer, std::min(options.language_detection_segments, available),
                          options.language_detection_threshold,
-                         [&](int i) { windows.set_window(mel.window(i * kChunkFrames, kChunkFrames)); });
+                         [&](int i) { windows.set_window(mel.window(first_frame + i * kChunkFrames, kChunkFrames)); });
 }
 
 Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, const ModelDims& dims, MelSource& mel,
@@ -154,7 +158,7 @@ Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, con
   double last_speech_timestamp = 0.0;
   const long most_prompt_tokens = dims.n_text_ctx / 2 - 1;
   std::vector<int> hotword_tokens;
-  if (options.hotwords && !strip_whitespace(*options.hotwords).empty() && !present(decoding.prefix)) {
+  if (options.hotwords && !strip_whitespace(*options.hotwords).empty()) {
     hotword_tokens = tokenizer.encode(" " + strip_whitespace(*options.hotwords));
     if (static_cast<long>(hotword_tokens.size()) > most_prompt_tokens) hotword_tokens.resize(static_cast<size_t>(most_prompt_tokens));
   }

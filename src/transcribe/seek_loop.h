@@ -38,8 +38,9 @@ Transcript empty_transcript(const TranscribeOptions& options, const Tokenizer& t
 
 // The language of mel's audio as transcribe() detects it: on its first 30-s window, and on the
 // windows after it as options.language_detection_segments and _threshold ask. Multilingual models.
+// The windows start at first_frame (faster-whisper starts them at the first clip; openai at 0).
 LanguageDetection detect_mel_language(WindowHolder& windows, const Tokenizer& tokenizer, MelSource& mel,
-                                      const TranscribeOptions& options);
+                                      const TranscribeOptions& options, int first_frame = 0);
 
 // The transcript of mel's windows. options.vad is not read (the caller hands over the speech's mel).
 // No window starts after the frame `no_window_after` (a packed window's last chunk: see

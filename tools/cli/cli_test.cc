@@ -169,12 +169,15 @@ TEST_F(Cli, NumbersPastReasonAreRefused) {
       {"--temperature 1.5", "at most 1"},
       {"--beam-size 5 --patience nan", "above 0"},
       {"--no-speech-threshold nan", "finite"},
-      {"--length-penalty 10", "0.000000 to 1.000000"},
+      {"--length-penalty 10", "a number from 0 to 1 is needed, got '10'"},
       {"--clip-timestamps 0,1e300", "1e+300"},
-      {"--repetition-penalty 0", "--repetition-penalty"},
-      {"--no-repeat-ngram-size -1", "--no-repeat-ngram-size"},
-      {"--language-detection-segments 101", "--language-detection-segments"},
-      {"--language-detection-threshold 1.5", "--language-detection-threshold"},
+      {"--repetition-penalty 0.0009", "--repetition-penalty: a number from 0.001 to 1000 is needed"},
+      // CLI11's own checks said "Value abc not in range 1 to 100" and printed the largest double.
+      {"--no-repeat-ngram-size -1", "--no-repeat-ngram-size: a whole number from 0 to 2147483647 is needed, got '-1'"},
+      {"--language-detection-segments abc", "a whole number from 1 to 100 is needed, got 'abc'"},
+      {"--language-detection-segments 1.5", "a whole number from 1 to 100 is needed, got '1.5'"},
+      {"--language-detection-threshold 1.5", "a number from 0 to 1 is needed"},
+      {"--max-line-width -1", "a whole number from 0 to 2147483647"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.options);
@@ -291,10 +294,11 @@ TEST_F(Cli, BatchedFilesKeepTheirOrderAndABadOneFailsAlone) {
   const std::string clip = data_ + "/audio/hifitts-6097/audio/swag_06_tompkins_0883.wav";
   const std::string bad = dir + "/notes.mp3";
   std::ofstream(bad) << "this is not audio\n";
-  const RunResult r = run_cli("transcribe --model " + model_ + " --beam-size 0 --batch-size 2 --pack -f srt -o " + dir +
+  const RunResult r = run_cli("transcribe --model " + model_ + " --beam-size 0 --batch-size 2 --pack -v -f srt -o " + dir +
                               " " + jfk_ + " " + bad + " " + clip);
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("notes.mp3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[00:00.000 --> "), std::string::npos) << "--verbose prints each file's segments: " << r.err;
   const std::string out = words(r.out);
   const size_t jfk_at = out.find("ask not what your country"), clip_at = out.find("no mistake");
   ASSERT_NE(jfk_at, std::string::npos) << r.out;

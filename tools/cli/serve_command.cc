@@ -82,25 +82,25 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("-m,--model", a->models, "Model name in the cache or path; repeat to serve several (the first is the default)")
       ->required();
   cmd->add_option("--host", a->options.host, "Address to listen on (loopback unless told otherwise)")->capture_default_str();
-  cmd->add_option("--port", a->options.port, "Port (0: any free port)")->check(CLI::Range(0, 65535))->capture_default_str();
+  cmd->add_option("--port", a->options.port, "Port (0: any free port)")->check(within(0, 65535))->capture_default_str();
   cmd->add_option("--api-key", a->options.api_key, "Require 'Authorization: Bearer KEY' (default: $AURIS_API_KEY, else none)");
   cmd->add_option("--max-batch", a->options.max_batch, "Windows decoded together per model")
-      ->check(CLI::Range(1, 256))
+      ->check(within(1, 256))
       ->capture_default_str();
   cmd->add_option("--max-queue", a->options.max_queue, "Requests in flight at once; more get 429")
-      ->check(CLI::Range(1, 4096))
+      ->check(within(1, 4096))
       ->capture_default_str();
   cmd->add_option("--max-sessions", a->options.max_sessions, "Realtime WebSocket sessions (/v1/realtime) open at once; more get 429")
-      ->check(CLI::Range(0, 1024))
+      ->check(within(0, 1024))
       ->capture_default_str();
   cmd->add_option("--max-upload-mb", a->max_upload_mb, "Largest upload; larger ones get 413")
-      ->check(CLI::Range(1, 16384))
+      ->check(within(1, 16384))
       ->capture_default_str();
   cmd->add_option("--request-timeout", a->options.request_timeout_s, "Seconds a request body may take to arrive (408 after)")
-      ->check(CLI::Range(0.1, 86400.0))
+      ->check(within(0.1, 86400.0))
       ->capture_default_str();
   cmd->add_option("-t,--threads", a->options.threads, "CPU threads of the batched passes (0: all cores)")
-      ->check(CLI::Range(0, 1024))
+      ->check(within(0, 1024))
       ->capture_default_str();
   cmd->add_option("--compute-type", a->compute_type, "float16 (default), float32, bfloat16, int8 or int8_bfloat16, as for transcribe")
       ->capture_default_str();

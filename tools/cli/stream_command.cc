@@ -179,14 +179,14 @@ Command add_stream_command(CLI::App& app) {
   cmd->add_option("--task", a->task, "transcribe, or translate to English")
       ->check(CLI::IsMember({"transcribe", "translate"}))
       ->capture_default_str();
-  cmd->add_option("--beam-size", a->beam_size, "Beams in beam search (0: greedy)")->check(CLI::Range(0, 16))->capture_default_str();
+  cmd->add_option("--beam-size", a->beam_size, "Beams in beam search (0: greedy)")->check(within(0, 16))->capture_default_str();
   cmd->add_option("--initial-prompt", a->initial_prompt, "Text to condition the start on (spelling, vocabulary)");
   cmd->add_option("--hallucination-silence-threshold", a->hallucination_silence_threshold,
                   "Skip silences longer than this (s) around a likely hallucination, as transcribe does")
       ->check(positive_number());
-  cmd->add_option("--step-ms", a->step_ms, "New audio that triggers the next decode")->check(CLI::Range(100, 30000))->capture_default_str();
+  cmd->add_option("--step-ms", a->step_ms, "New audio that triggers the next decode")->check(within(100, 30000))->capture_default_str();
   cmd->add_option("--trim-s", a->trim_seconds, "Cut the buffer at a committed segment end once it is longer than this")
-      ->check(CLI::Range(1.0, 25.0))
+      ->check(within(1.0, 25.0))
       ->capture_default_str();
   const std::string vad_group = "Voice activity detection";
   cmd->add_flag("--vad", a->vad, "Silero VAD: skip silence, close utterances at pauses")->group(vad_group);
@@ -202,7 +202,7 @@ Command add_stream_command(CLI::App& app) {
   cmd->add_option("-f,--output-format", a->output_format, "text (a terminal) or jsonl (programs)")
       ->check(CLI::IsMember({"text", "jsonl"}))
       ->capture_default_str();
-  cmd->add_option("-t,--threads", a->threads, "CPU threads (0: all cores)")->check(CLI::Range(0, 256));
+  cmd->add_option("-t,--threads", a->threads, "CPU threads (0: all cores)")->check(within(0, 256));
   cmd->add_option("--compute-type", a->compute_type,
                   "float32, float16, bfloat16, int8 or int8_bfloat16 (default: int8_bfloat16 on the CPU, whose faster "
                   "decodes commit sooner; float16 on cuda). On a CPU with AVX-512 BF16, bfloat16 keeps tiny.en's "

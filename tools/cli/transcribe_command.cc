@@ -223,45 +223,45 @@ Command add_transcribe_command(CLI::App& app) {
   cmd->add_option("-l,--language", a->language, "Spoken language (code or name); detected when omitted");
   cmd->add_option("--language-detection-segments", a->language_detection_segments,
                   "Detect the language on up to this many 30-s windows, until one passes the threshold")
-      ->check(CLI::Range(1, TranscribeOptions::kMostLanguageDetectionSegments))
+      ->check(within(1, TranscribeOptions::kMostLanguageDetectionSegments))
       ->capture_default_str();
   cmd->add_flag("--multilingual", a->multilingual,
                 "Detect each 30-s window's language and decode it in that language (multilingual models)");
   cmd->add_option("--language-detection-threshold", a->language_detection_threshold,
                   "Probability a window's language must exceed to decide the language")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(within(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--task", a->task, "transcribe, or translate to English")
       ->check(CLI::IsMember({"transcribe", "translate"}))
       ->capture_default_str();
-  cmd->add_option("--temperature", a->temperature, "Sampling temperature")->check(CLI::Range(0.0, 10.0))
+  cmd->add_option("--temperature", a->temperature, "Sampling temperature")->check(within(0.0, 10.0))
       ->capture_default_str();
   cmd->add_option("--temperature-increment-on-fallback", a->temperature_increment,
                   "Temperature step on fallback (0 disables fallback)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(within(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--beam-size", a->beam_size, "Beams in beam search at temperature 0 (0: greedy)")
-      ->check(CLI::Range(0, 64))
+      ->check(within(0, 64))
       ->capture_default_str();
   cmd->add_option("--best-of", a->best_of, "Candidates when sampling with temperature > 0")
-      ->check(CLI::Range(1, 64))
+      ->check(within(1, 64))
       ->capture_default_str();
   cmd->add_option("--patience", a->patience, "Beam search patience (default 1.0)")->check(positive_number());
   cmd->add_option("--length-penalty", a->length_penalty, "Length penalty alpha (default: length normalisation)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(within(0.0, 1.0));
   cmd->add_option("--repetition-penalty", a->repetition_penalty,
                   "Divide the logits of tokens already in the window's text by this (faster-whisper's; 1: off)")
-      ->check(positive_number())
+      ->check(within(0.001, 1000.0))
       ->capture_default_str();
   cmd->add_option("--no-repeat-ngram-size", a->no_repeat_ngram_size,
                   "Forbid repeating any n-gram of this many tokens in a window (faster-whisper's; 0: off)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(within(0, std::numeric_limits<int>::max()))
       ->capture_default_str();
   cmd->add_option("--suppress-tokens", a->suppress_tokens, "Comma-separated token ids to suppress; -1: non-speech")
       ->capture_default_str();
   cmd->add_option("--initial-prompt", a->initial_prompt, "Text to condition the first window on");
   cmd->add_option("--hotwords", a->hotwords, "Words (names, terms) to prompt every window with, before its previous text");
-  cmd->add_option("--prefix", a->prefix, "Text the transcript of the first window must start with");
+  cmd->add_option("--prefix", a->prefix, "Text every window's transcript continues (openai's prefix; not in the output)");
   cmd->add_option("--condition-on-previous-text", a->condition_on_previous_text,
                   "Feed the previous window's text as prompt (true/false)")
       ->capture_default_str();
@@ -273,8 +273,9 @@ Command add_transcribe_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--no-speech-threshold", a->no_speech_threshold, "Skip windows whose no-speech prob exceeds this")
       ->capture_default_str();
-  cmd->add_option("-t,--threads", a->threads, "CPU threads (0: all cores)")->check(CLI::Range(0, 256));
-  cmd->add_flag("-v,--verbose", a->verbose, "Print segments with timestamps as they are decided");
+  cmd->add_option("-t,--threads", a->threads, "CPU threads (0: all cores)")->check(within(0, 256));
+  cmd->add_flag("-v,--verbose", a->verbose,
+                "Print segments with timestamps as they are decided (batched: a file's when it is done)");
   cmd->add_option("-f,--output-format", a->output_format, "Also write txt, vtt, srt, tsv, json or all")
       ->check(CLI::IsMember({"txt", "vtt", "srt", "tsv", "json", "all"}));
   cmd->add_option("-o,--output-dir", a->output_dir, "Directory for the files of --output-format (default .)");
@@ -288,11 +289,11 @@ Command add_transcribe_command(CLI::App& app) {
                   "With word timestamps: skip silences longer than this (s) around a likely hallucination")
       ->check(positive_number());
   cmd->add_option("--max-line-width", a->max_line_width, "Subtitles: characters per line (needs --word-timestamps)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(within(0, std::numeric_limits<int>::max()));
   cmd->add_option("--max-line-count", a->max_line_count, "Subtitles: lines per cue (needs --word-timestamps)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(within(0, std::numeric_limits<int>::max()));
   cmd->add_option("--max-words-per-line", a->max_words_per_line, "Subtitles: words per line (needs --word-timestamps)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(within(0, std::numeric_limits<int>::max()));
   cmd->add_flag("--highlight-words", a->highlight_words, "Subtitles: underline each word as it is spoken (needs --word-timestamps)");
 
   cmd->add_option("--device", a->device, "Where to run: cpu, or cuda (an NVIDIA GPU)")
@@ -310,7 +311,7 @@ Command add_transcribe_command(CLI::App& app) {
   cmd->add_option("--batch-size", a->batch_size,
                   "Decode this many 30-s chunks at once (faster-whisper's batched pipeline: chunks of the speech with "
                   "--vad, else plain 30-s windows; no previous-text prompt). 0: openai's sequential transcription")
-      ->check(CLI::Range(0, 256))
+      ->check(within(0, 256))
       ->capture_default_str()
       ->group("Batched transcription");
   cmd->add_flag("--pack", a->pack,
@@ -396,6 +397,8 @@ Command add_transcribe_command(CLI::App& app) {
         a->batch_size > 0 ? std::async(std::launch::async, load).share() : std::shared_future<std::shared_ptr<const Model>>();
     // A file's output files (and what VAD kept, with --verbose).
     auto write_files = [&](const std::string& file, const Transcript& t) {
+      if (a->verbose && a->batch_size > 0)  // batched, a file's segments are decided when its last chunk is
+        for (const Segment& s : t.segments) std::fprintf(stderr, "%s\n", format_segment_line(s).c_str());
       if (a->verbose && options.vad)
         std::fprintf(stderr, "auris: %s: voice activity detection kept %.2f s of speech of %.2f s\n",
                      file == "-" ? "stdin" : file.c_str(), t.duration_after_vad, t.duration);
@@ -450,7 +453,7 @@ Command add_detect_language_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("detect-language", "Print the spoken language of audio files");
   cmd->add_option("files", a->files, "Audio files")->required();
   cmd->add_option("-m,--model", a->model, "Multilingual model name or path")->capture_default_str();
-  cmd->add_option("-t,--threads", a->threads, "CPU threads (0: all cores)")->check(CLI::Range(0, 256));
+  cmd->add_option("-t,--threads", a->threads, "CPU threads (0: all cores)")->check(within(0, 256));
   return {cmd, [a]() {
     set_cpu_threads(a->threads);
     Transcriber transcriber(Model::load(a->model));
