@@ -178,6 +178,7 @@ TEST_F(Cli, NumbersPastReasonAreRefused) {
       {"--language-detection-segments 1.5", "a whole number from 1 to 100 is needed, got '1.5'"},
       {"--language-detection-threshold 1.5", "a number from 0 to 1 is needed"},
       {"--max-line-width -1", "a whole number from 0 to 2147483647"},
+      {"--hotwords \"$(printf '\\377\\376')\"", "--hotwords is not valid UTF-8 text"},  // /bin/sh's printf
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.options);

@@ -21,6 +21,7 @@
 #include "auris/transcribe.h"
 #include "commands.h"
 #include "progress_bar.h"
+#include "tokenizer/utf8.h"
 #include "engine_timings.h"
 #include "transcript_format.h"
 #include "util/thread_count.h"
@@ -137,6 +138,10 @@ int transcribe_batched(const TranscribeArgs& a, const std::shared_future<std::sh
 }
 
 TranscribeOptions to_options(const TranscribeArgs& a) {
+  // The tokenizer would refuse them too, but without saying which option holds them.
+  for (const auto& [flag, text] : {std::pair{"--initial-prompt", &a.initial_prompt}, std::pair{"--hotwords", &a.hotwords},
+                                   std::pair{"--prefix", &a.prefix}})
+    if (!is_valid_utf8(*text)) throw Error(std::string(flag) + " is not valid UTF-8 text: write it in UTF-8");
   TranscribeOptions o;
   DecodingOptions& d = o.decoding;
   d.task = a.task;
