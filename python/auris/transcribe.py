@@ -99,7 +99,7 @@ _COMPUTE_TYPES = {
 # Faster-whisper options auris does not implement, with the only value it accepts.
 _FIXED = {
     "prompt_reset_on_temperature": 0.5,  # openai/whisper's rule: the prompt resets above 0.5
-    "chunk_length": None,
+    "chunk_length": None,  # 30 too: Whisper's window (in the batched pipeline, up to 30 s of speech per window)
     "length_penalty": 1,  # CTranslate2's 1 is openai/whisper's plain length normalisation
 }
 
@@ -403,13 +403,19 @@ class BatchedInferencePipeline:
         """As WhisperModel.transcribe, with batch_size chunks decoded together."""
         if not isinstance(batch_size, int) or not 1 <= batch_size <= 256:
             raise ValueError(f"batch_size must be an integer from 1 to 256, got {batch_size!r}")
-        # faster-whisper's chunking: speech cut into pieces of at most 30 s, at silences of 160 ms
-        # unless the caller's parameters say otherwise (the 30 s always holds).
+        # faster-whisper's chunking: speech cut into pieces of at most chunk_length (30 s), at
+        # silences of 160 ms unless the caller's parameters say otherwise; each piece is decoded in
+        # a window of 30 s, Whisper's.
+        if chunk_length is None:
+            chunk_length = 30
+        if isinstance(chunk_length, bool) or not isinstance(chunk_length, (int, float)) or not 1 <= chunk_length <= 30:
+            raise ValueError(f"chunk_length must be 1 to 30 seconds (the speech in one window), got {chunk_length!r}")
         if vad_filter:
             if vad_parameters is None:
-                vad_parameters = VadOptions(max_speech_duration_s=30, min_silence_duration_ms=160)
+                vad_parameters = VadOptions(max_speech_duration_s=chunk_length, min_silence_duration_ms=160)
             elif isinstance(vad_parameters, dict):
-                vad_parameters = {**vad_parameters, "max_speech_duration_s": 30}
+                vad_parameters = {**vad_parameters, "max_speech_duration_s": chunk_length}
+        chunk_length = None  # taken into the VAD's parameters
         kwargs = _arguments(locals())
         del kwargs["batch_size"]
         return _transcribe(self.model, batch_size, **kwargs)
@@ -424,6 +430,8 @@ def _transcribe(model: WhisperModel, batch_size: int, audio, language, task, log
                 clip_timestamps, hallucination_silence_threshold, hotwords, language_detection_threshold,
                 language_detection_segments):
     given = dict(locals())
+    if given["chunk_length"] == 30:  # Whisper's own window: the one auris decodes anyway
+        given["chunk_length"] = None
     for name, only in _FIXED.items():
         if given[name] != only:
             raise ValueError(f"{name}={given[name]!r} is not supported by auris (only {only!r})")
