@@ -123,6 +123,17 @@ typedef struct auris_transcribe_options {
   int (*on_segment)(const auris_segment_view* segment, void* user_data);
   int (*on_progress)(double done_seconds, double total_seconds, void* user_data);
   void* user_data; /* passed to both callbacks */
+
+  /* faster-whisper's options. */
+  const char* hotwords; /* NULL; words (names, terms) that start every window's prompt, before its previous text */
+  /* Language detection (language NULL, multilingual models) over up to this many 30-s windows: 1 (at
+   * most 100); the first window whose language is more probable than the threshold (0.5, 0 to 1)
+   * decides, and if none is, the language on top most often. */
+  int language_detection_segments;
+  double language_detection_threshold;
+  int multilingual;          /* 0; 1 detects every window's language and decodes the window in it */
+  double repetition_penalty; /* 1 (none); above 1 discourages the tokens a window's text already holds (0.001 to 1000) */
+  int no_repeat_ngram_size;  /* 0 (off); n > 0: no n tokens in a row are repeated within a window */
 } auris_transcribe_options;
 
 /* Sets openai/whisper's defaults (those of its command line, and of `auris transcribe`), written

@@ -30,6 +30,10 @@ struct DecodingOptions {
 
   // Google NMT "alpha" for ranking candidates; unset means plain length normalisation.
   std::optional<double> length_penalty;
+  // CTranslate2's length_penalty, as faster-whisper passes it: candidates ranked by their sum of
+  // log-probabilities over length ** length_exponent (1 is openai's plain normalisation, 0 none).
+  // Not with length_penalty; the beam search itself stays openai's.
+  std::optional<double> length_exponent;
 
   // Previous context (fed after <|startofprev|>) and a forced prefix of the current text.
   std::optional<TextOrTokens> prompt;

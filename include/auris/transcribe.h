@@ -62,6 +62,9 @@ struct TranscribeOptions {
   std::optional<double> logprob_threshold = -1.0;
   std::optional<double> no_speech_threshold = 0.6;
   bool condition_on_previous_text = true;
+  // A window decoded above this temperature does not prompt the next (openai's 0.5; faster-whisper's
+  // prompt_reset_on_temperature).
+  double prompt_reset_on_temperature = 0.5;
   // Language detection, where the language is unset and the model multilingual, as faster-whisper's:
   // the first 30-s window's language, unless it is no more probable than the threshold and more
   // windows may be tried: then the next windows are, up to language_detection_segments in all (1 to
@@ -74,8 +77,9 @@ struct TranscribeOptions {
   // and the window decoded in it, for recordings that change language. Transcript::language stays
   // the one detected (or given) for the recording.
   bool multilingual = false;
-  // Text for the first window's prompt (custom vocabulary, spelling, style).
-  std::optional<std::string> initial_prompt;
+  // The first window's prompt (custom vocabulary, spelling, style): text, encoded as " " + its
+  // stripped text as openai does, or token ids, taken as they are (faster-whisper takes both).
+  std::optional<TextOrTokens> initial_prompt;
   // Puts initial_prompt at the start of every window's prompt, not only the first; the previous
   // text fills what is left of the prompt's n_text_ctx / 2 - 1 tokens.
   bool carry_initial_prompt = false;

@@ -57,12 +57,13 @@ class StreamingTranscriber:
             vad_parameters = VadOptions(min_silence_duration_ms=500, speech_pad_ms=100)
         vad, _ = _vad_dict(vad_filter, vad_parameters)
         options = _engine_options(
-            task=task, language=language, beam_size=beam_size, best_of=5, patience=1.0, repetition_penalty=1.0,
-            no_repeat_ngram_size=0, max_new_tokens=None,
+            task=task, language=language, beam_size=beam_size, best_of=5, patience=1.0, length_penalty=1,
+            repetition_penalty=1.0, no_repeat_ngram_size=0, max_new_tokens=None,
             prefix=None, suppress_blank=True, suppress_tokens=[-1], without_timestamps=False,
             max_initial_timestamp=1.0, temperatures=[0.0, 0.2, 0.4, 0.6, 0.8, 1.0], compression_ratio_threshold=2.4,
             log_prob_threshold=-1.0, no_speech_threshold=0.6, condition_on_previous_text=True,
-            initial_prompt=initial_prompt, word_timestamps=True, prepend_punctuations="\"'“¿([{-",
+            prompt_reset_on_temperature=0.5, initial_prompt=initial_prompt, word_timestamps=True,
+            prepend_punctuations="\"'“¿([{-",
             append_punctuations="\"'.。,，!！?？:：”)]}、", hallucination_silence_threshold=None, clip_timestamps=[],
             vad=vad, language_detection_segments=1, language_detection_threshold=0.5, hotwords=None,
             multilingual=False)

@@ -5,6 +5,7 @@ matches it token for token in float32). Where faster-whisper has an option auris
 a value other than its default raises ValueError rather than being ignored.
 """
 
+import numbers
 import os
 import sys
 import warnings
@@ -98,10 +99,20 @@ _COMPUTE_TYPES = {
 
 # Faster-whisper options auris does not implement, with the only value it accepts.
 _FIXED = {
-    "prompt_reset_on_temperature": 0.5,  # openai/whisper's rule: the prompt resets above 0.5
     "chunk_length": None,  # 30 too: Whisper's window (in the batched pipeline, up to 30 s of speech per window)
-    "length_penalty": 1,  # CTranslate2's 1 is openai/whisper's plain length normalisation
 }
+
+
+def _token_ids(values, name: str) -> List[int]:
+    """An iterable of token ids as a list, each an int (bools and floats are not ids)."""
+    try:
+        ids = list(values)
+    except TypeError:
+        raise TypeError(f"{name} must be text or an iterable of token ids, got {type(values).__name__}") from None
+    for t in ids:
+        if isinstance(t, bool) or not isinstance(t, numbers.Integral):
+            raise TypeError(f"{name} token ids must be integers, got {t!r}")
+    return [int(t) for t in ids]
 
 
 def _audio_input(audio: Union[str, "os.PathLike[str]", BinaryIO, "np.ndarray"]) -> Union[str, "np.ndarray"]:
@@ -147,24 +158,29 @@ def _vad_dict(vad_filter: bool, vad_parameters) -> Tuple[Optional[dict], Optiona
     return asdict(options), options
 
 
-def _engine_options(*, task, language, beam_size, best_of, patience, repetition_penalty, no_repeat_ngram_size,
-                    max_new_tokens, prefix, suppress_blank,
+def _engine_options(*, task, language, beam_size, best_of, patience, length_penalty, repetition_penalty,
+                    no_repeat_ngram_size, max_new_tokens, prefix, suppress_blank,
                     suppress_tokens, without_timestamps, max_initial_timestamp, temperatures,
                     compression_ratio_threshold, log_prob_threshold, no_speech_threshold, condition_on_previous_text,
-                    initial_prompt, word_timestamps, prepend_punctuations, append_punctuations,
+                    prompt_reset_on_temperature, initial_prompt, word_timestamps, prepend_punctuations,
+                    append_punctuations,
                     hallucination_silence_threshold, clip_timestamps, vad, language_detection_segments,
                     language_detection_threshold, hotwords, multilingual) -> dict:
     """The options as the engine (_core) takes them."""
     return {
         "task": task, "language": language, "beam_size": beam_size, "best_of": best_of,
-        "patience": float(patience), "repetition_penalty": repetition_penalty,
+        "patience": float(patience),
+        # CTranslate2's length_penalty divides by length ** it; its 1 is openai/whisper's plain rule.
+        "length_exponent": None if length_penalty == 1 else float(length_penalty),
+        "repetition_penalty": repetition_penalty,
         "no_repeat_ngram_size": no_repeat_ngram_size, "max_new_tokens": max_new_tokens, "prefix": prefix,
         "suppress_blank": bool(suppress_blank),
         "suppress_tokens": [] if suppress_tokens is None else [int(t) for t in suppress_tokens],
         "without_timestamps": bool(without_timestamps), "max_initial_timestamp": max_initial_timestamp,
         "temperatures": temperatures, "compression_ratio_threshold": compression_ratio_threshold,
         "log_prob_threshold": log_prob_threshold, "no_speech_threshold": no_speech_threshold,
-        "condition_on_previous_text": bool(condition_on_previous_text), "initial_prompt": initial_prompt,
+        "condition_on_previous_text": bool(condition_on_previous_text),
+        "prompt_reset_on_temperature": float(prompt_reset_on_temperature), "initial_prompt": initial_prompt,
         "word_timestamps": bool(word_timestamps), "prepend_punctuations": prepend_punctuations,
         "append_punctuations": append_punctuations,
         "hallucination_silence_threshold": hallucination_silence_threshold, "clip_timestamps": clip_timestamps,
@@ -438,7 +454,13 @@ def _transcribe(model: WhisperModel, batch_size: int, audio, language, task, log
     if task not in ("transcribe", "translate"):
         raise ValueError(f"task must be 'transcribe' or 'translate', got '{task}'")
     if initial_prompt is not None and not isinstance(initial_prompt, str):
-        raise ValueError("initial_prompt must be text: auris does not take it as token ids")
+        initial_prompt = _token_ids(initial_prompt, "initial_prompt")
+    for name, value in (("length_penalty", length_penalty), ("prompt_reset_on_temperature", prompt_reset_on_temperature)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    if not -10 <= length_penalty <= 10:
+        raise ValueError(f"length_penalty must be from -10 to 10 (CTranslate2's: 1 divides each candidate's "
+                         f"log-probability by its length, 0 not at all), got {length_penalty!r}")
     if max_new_tokens is not None:
         if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool):
             raise TypeError(f"max_new_tokens must be an integer or None, got {type(max_new_tokens).__name__}")
@@ -457,10 +479,12 @@ def _transcribe(model: WhisperModel, batch_size: int, audio, language, task, log
     samples = _audio_input(audio)
     options = _engine_options(
         task=task, language=language, beam_size=beam_size, best_of=best_of, patience=patience,
-        repetition_penalty=repetition_penalty, no_repeat_ngram_size=no_repeat_ngram_size, max_new_tokens=max_new_tokens, prefix=prefix, suppress_blank=suppress_blank, suppress_tokens=suppress_tokens,
+        length_penalty=length_penalty, repetition_penalty=repetition_penalty, no_repeat_ngram_size=no_repeat_ngram_size,
+        max_new_tokens=max_new_tokens, prefix=prefix, suppress_blank=suppress_blank, suppress_tokens=suppress_tokens,
         without_timestamps=without_timestamps, max_initial_timestamp=max_initial_timestamp, temperatures=temperatures,
         compression_ratio_threshold=compression_ratio_threshold, log_prob_threshold=log_prob_threshold,
         no_speech_threshold=no_speech_threshold, condition_on_previous_text=condition_on_previous_text,
+        prompt_reset_on_temperature=prompt_reset_on_temperature,
         initial_prompt=initial_prompt, word_timestamps=word_timestamps, prepend_punctuations=prepend_punctuations,
         append_punctuations=append_punctuations, hallucination_silence_threshold=hallucination_silence_threshold,
         clip_timestamps=clips, vad=vad, language_detection_segments=language_detection_segments,

@@ -92,6 +92,18 @@ def test_faster_whispers_penalties_and_hotwords_equal_the_clis(tiny_en, jfk, cli
     assert [s.tokens for s in segments] == [s["tokens"] for s in expected]
 
 
+def test_prompts_of_token_ids_and_faster_whispers_ranking(tiny_en, jfk):
+    first = next(tiny_en.transcribe(jfk, beam_size=1)[0])
+    text_ids = [t for t in first.tokens if t < 50256]  # tiny.en's text tokens: the segment's words
+    as_text = [s.tokens for s in tiny_en.transcribe(jfk, beam_size=1, initial_prompt=first.text)[0]]
+    as_ids = [s.tokens for s in tiny_en.transcribe(jfk, beam_size=1, initial_prompt=iter(text_ids))[0]]
+    assert as_ids == as_text
+    # CTranslate2's length_penalty ranks the beams' finished candidates; the text stays jfk's here.
+    segments, info = tiny_en.transcribe(jfk, length_penalty=0.2, prompt_reset_on_temperature=0.0)
+    assert "ask not what your country" in "".join(s.text for s in segments)
+    assert info.transcription_options.length_penalty == 0.2
+
+
 def test_detect_language_is_faster_whispers(base, tiny_en, data):
     german = str(data / "audio" / "multilingual" / "test_de.wav")
     language, probability, all_probs = base.detect_language(german)
@@ -247,8 +259,14 @@ def test_bad_options_raise(tiny_en, jfk):
         tiny_en.transcribe(jfk, not_an_option=1)
     with pytest.raises(ValueError, match="16000"):
         decode_audio(jfk, sampling_rate=8000)
-    with pytest.raises(ValueError, match="length_penalty"):
-        tiny_en.transcribe(jfk, length_penalty=0.5)
+    with pytest.raises(ValueError, match="length_penalty must be from -10 to 10"):
+        tiny_en.transcribe(jfk, length_penalty=float("nan"))
+    with pytest.raises(auris.AurisError, match="prompt_reset_on_temperature"):
+        tiny_en.transcribe(jfk, prompt_reset_on_temperature=float("inf"))
+    with pytest.raises(auris.AurisError, match="initial prompt token 50256 is not a text token"):
+        tiny_en.transcribe(jfk, initial_prompt=[1, 50256])
+    with pytest.raises(TypeError, match="initial_prompt token ids must be integers"):
+        tiny_en.transcribe(jfk, initial_prompt=[True])
     with pytest.raises(ValueError, match="max_new_tokens must be a number of tokens from 1"):
         tiny_en.transcribe(jfk, max_new_tokens=0)  # it gave the whole text, as None does
     with pytest.raises(auris.AurisError, match="repetition_penalty must be from 0.001 to 1000"):

@@ -110,6 +110,12 @@ TranscribeOptions to_options(const auris_transcribe_options& c) {
   o.word_timestamps = c.word_timestamps != 0;
   if (c.initial_prompt) o.initial_prompt = c.initial_prompt;
   o.condition_on_previous_text = c.condition_on_previous_text != 0;
+  if (c.hotwords) o.hotwords = c.hotwords;
+  o.language_detection_segments = c.language_detection_segments;
+  o.language_detection_threshold = c.language_detection_threshold;
+  o.multilingual = c.multilingual != 0;
+  d.repetition_penalty = c.repetition_penalty;
+  d.no_repeat_ngram_size = c.no_repeat_ngram_size;
   if (c.vad) {
     o.vad.emplace();
     if (c.vad_model) o.vad->model = c.vad_model;
@@ -134,7 +140,8 @@ void check_options(const ModelImpl& m, const TranscribeOptions& o) {
   try {
     check_transcribe_options(o);
     for (double t : o.temperatures) DecodingTask(m.tokenizer, m.weights.dims, options_at_temperature(o.decoding, t));
-    if (o.initial_prompt) m.tokenizer.encode(*o.initial_prompt);
+    if (o.initial_prompt) prompt_tokens(m.tokenizer, *o.initial_prompt);
+    if (o.hotwords) m.tokenizer.encode(*o.hotwords);
   } catch (const Error& e) {
     throw StatusError(AURIS_INVALID_ARGUMENT, e.what());
   }
@@ -224,6 +231,9 @@ void auris_transcribe_options_init(auris_transcribe_options* options) {
   options->temperature = 0.0;
   options->temperature_increment = 0.2;
   options->condition_on_previous_text = 1;
+  options->language_detection_segments = 1;
+  options->language_detection_threshold = 0.5;
+  options->repetition_penalty = 1.0;
 }
 
 auris_status auris_transcribe_file(const auris_model* model, const char* path, const auris_transcribe_options* options,

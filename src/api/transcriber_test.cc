@@ -2,6 +2,7 @@
 // transcription's windows are encoded once and their cross K/V reused across temperature retries
 // and, where it reads the same 30 s, language detection.
 #include "api/engine_access.h"
+#include "api/model_impl.h"
 #include "auris/transcribe.h"
 
 #include <gtest/gtest.h>
@@ -89,6 +90,62 @@ TEST_F(TranscriberApi, HotwordsPromptEveryWindowAsACarriedInitialPrompt) {
   // openai's prefix starts every window, where faster-whisper would drop the hotwords: refused.
   hotwords.decoding.prefix = TextOrTokens(std::string("And"));
   EXPECT_NE(error_of([&] { t.transcribe(first_70s, 16000, hotwords); }).find("give one or the other"), std::string::npos);
+}
+
+// faster-whisper's prompt_reset_on_temperature: below every temperature (here -1), every window
+// forgets the text before it, as without condition_on_previous_text; at openai's 0.5 a greedy
+// window prompts the next.
+TEST_F(TranscriberApi, PromptResetsAboveItsTemperature) {
+  AURIS_REQUIRE_SHARED_DATA(data);
+  const std::vector<float> audio = load_audio(data + "/audio/longform/hifitts-dev-concat.flac");
+  const std::vector<float> first_70s(audio.begin(), audio.begin() + 70 * 16000);
+  Transcriber t(model_);
+  TranscribeOptions options;
+  options.decoding.beam_size.reset();
+  options.temperatures = {0.0};
+  TranscribeOptions always_reset = options;
+  always_reset.prompt_reset_on_temperature = -1.0;
+  TranscribeOptions unconditioned = options;
+  unconditioned.condition_on_previous_text = false;
+  auto tokens = [&](const TranscribeOptions& o) {
+    std::vector<std::vector<int>> all;
+    for (const Segment& s : t.transcribe(first_70s, 16000, o).segments) all.push_back(s.tokens);
+    return all;
+  };
+  const auto without_prompts = tokens(unconditioned);
+  EXPECT_EQ(tokens(always_reset), without_prompts);
+  EXPECT_NE(tokens(options), without_prompts) << "the previous text changes these windows";
+  always_reset.prompt_reset_on_temperature = std::nan("");
+  EXPECT_NE(error_of([&] { t.transcribe(first_70s, 16000, always_reset); }).find("prompt_reset_on_temperature"),
+            std::string::npos);
+}
+
+// faster-whisper's initial_prompt may be token ids: those of the text give the text's transcript.
+// Special tokens would end the prompt's text, and are refused before any window is encoded.
+TEST_F(TranscriberApi, InitialPromptTakesTokenIds) {
+  AURIS_REQUIRE_SHARED_DATA(data);
+  const std::vector<float> jfk = load_audio(data + "/audio/jfk.flac");
+  Transcriber t(model_);
+  TranscribeOptions options;
+  options.decoding.beam_size.reset();
+  options.temperatures = {0.0};
+  TranscribeOptions as_text = options;
+  as_text.initial_prompt = std::string("President Kennedy's inaugural address, 1961.");
+  TranscribeOptions as_tokens = options;
+  as_tokens.initial_prompt = model_impl(*model_).tokenizer.encode(" President Kennedy's inaugural address, 1961.");
+  const Transcript from_text = t.transcribe(jfk, 16000, as_text);
+  const Transcript from_tokens = t.transcribe(jfk, 16000, as_tokens);
+  ASSERT_EQ(from_text.segments.size(), from_tokens.segments.size());
+  for (size_t i = 0; i < from_text.segments.size(); ++i)
+    EXPECT_EQ(from_text.segments[i].tokens, from_tokens.segments[i].tokens) << "segment " << i;
+  EXPECT_EQ(from_text.text, from_tokens.text) << "the prompt is not part of the text";
+
+  Transcriber fresh(model_);
+  for (const int special : {model_impl(*model_).tokenizer.eot(), -1, 1 << 30}) {
+    as_tokens.initial_prompt = std::vector<int>{440, special};
+    EXPECT_NE(error_of([&] { fresh.transcribe(jfk, 16000, as_tokens); }).find("is not a text token"), std::string::npos);
+  }
+  EXPECT_EQ(engine_counters(fresh).encoder_windows, 0);
 }
 
 // openai's np.arange(temperature, 1.0 + 1e-6, increment), to the last bit: numpy fills start,

@@ -175,6 +175,11 @@ void DecodingTask::verify_options() {
   if (o.length_penalty && !(*o.length_penalty >= 0 && *o.length_penalty <= 1)) {
     throw Error("length_penalty (alpha) should be a value between 0 and 1, got " + number_text(*o.length_penalty));
   }
+  if (o.length_exponent && o.length_penalty)
+    throw Error("length_penalty (openai's) and length_exponent (CTranslate2's length_penalty) both rank by length: give one");
+  if (o.length_exponent && !(*o.length_exponent >= -10 && *o.length_exponent <= 10))
+    throw Error("length_exponent must be from -10 to 10 (1 divides by the length, 0 not at all), got " +
+                number_text(*o.length_exponent));
   // Applied in float: 1e-300 would be a division by zero, 1e300 an infinity.
   if (!(o.repetition_penalty >= 1e-3 && o.repetition_penalty <= 1e3))
     throw Error("repetition_penalty must be from 0.001 to 1000 (1 is none; above 1 discourages repeated tokens), got " +
@@ -353,7 +358,8 @@ DecodingResult DecodingTask::run(Inference& inference) {
     const auto begin = sequence.begin() + std::min<long>(sample_begin(), eot - sequence.begin());
     sequence = std::vector<int>(begin, eot);
   }
-  const int selected = MaximumLikelihoodRanker(options_.length_penalty).rank(candidates.tokens, candidates.sum_logprobs)[0];
+  const MaximumLikelihoodRanker ranker(options_.length_penalty, options_.length_exponent);
+  const int selected = ranker.rank(candidates.tokens, candidates.sum_logprobs)[0];
   result.tokens = std::move(candidates.tokens[0][selected]);
   const double sum_logprob = candidates.sum_logprobs[0][selected];
   result.avg_logprob = sum_logprob / static_cast<double>(result.tokens.size() + 1);

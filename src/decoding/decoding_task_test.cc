@@ -187,6 +187,11 @@ TEST_F(DecodingTaskOptions, RejectsBadOptions) {
   EXPECT_NE(error_of(with([](auto& o) { o.best_of = 65, o.temperature = 0.5; })).find("best_of must be 1 to 64"),
             std::string::npos);
   EXPECT_NE(error_of(with([](auto& o) { o.length_penalty = 1.5; })).find("length_penalty"), std::string::npos);
+  EXPECT_NE(error_of(with([](auto& o) { o.length_penalty = 0.5, o.length_exponent = 1.0; })).find("give one"),
+            std::string::npos);
+  for (const double exponent : {std::nan(""), HUGE_VAL, 11.0})
+    EXPECT_NE(error_of(with([&](auto& o) { o.length_exponent = exponent; })).find("length_exponent"), std::string::npos);
+  EXPECT_EQ(error_of(with([](auto& o) { o.length_exponent = 0.6; })), "");
   EXPECT_NE(error_of(with([](auto& o) { o.temperature = -0.1; })).find("temperature"), std::string::npos);
   EXPECT_NE(error_of(with([](auto& o) { o.language = "klingon"; })).find("unsupported language"), std::string::npos);
   for (const double penalty : {0.0, -1.0, std::nan(""), HUGE_VAL, 1e-300, 1e300})

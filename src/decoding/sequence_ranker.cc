@@ -12,7 +12,9 @@ std::vector<int> MaximumLikelihoodRanker::rank(const std::vector<std::vector<std
     double best_score = 0;
     for (size_t j = 0; j < tokens[i].size(); ++j) {
       const double length = static_cast<double>(tokens[i][j].size());
-      const double penalty = length_penalty_ ? std::pow((5 + length) / 6, *length_penalty_) : length;
+      double penalty = length;
+      if (length_penalty_) penalty = std::pow((5 + length) / 6, *length_penalty_);
+      if (length_exponent_) penalty = std::pow(length, *length_exponent_);
       // An empty candidate (penalty 0) scores -inf where the reference would divide by zero.
       const double score = penalty == 0 ? -INFINITY : sum_logprobs[i][j] / penalty;
       // np.argmax: the first maximum; a NaN wins like it does there.

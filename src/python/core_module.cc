@@ -170,6 +170,7 @@ TranscribeOptions transcribe_options(const nb::dict& d, const Tokenizer& tokeniz
   }
   dec.best_of = option<int>(d, "best_of");
   if (!d["max_new_tokens"].is_none()) dec.sample_len = option<int>(d, "max_new_tokens");
+  dec.length_exponent = optional_double(d, "length_exponent");
   dec.repetition_penalty = option<double>(d, "repetition_penalty");
   dec.no_repeat_ngram_size = option<int>(d, "no_repeat_ngram_size");
   // faster-whisper's prefix is CTranslate2's: the first window's first tokens, decoded as if sampled
@@ -195,7 +196,13 @@ TranscribeOptions transcribe_options(const nb::dict& d, const Tokenizer& tokeniz
   o.language_detection_segments = option<int>(d, "language_detection_segments");
   o.language_detection_threshold = option<double>(d, "language_detection_threshold");
   o.multilingual = option<bool>(d, "multilingual");
-  if (!d["initial_prompt"].is_none()) o.initial_prompt = option<std::string>(d, "initial_prompt");
+  o.prompt_reset_on_temperature = option<double>(d, "prompt_reset_on_temperature");
+  if (!d["initial_prompt"].is_none()) {
+    if (nb::isinstance<nb::str>(d["initial_prompt"]))
+      o.initial_prompt = option<std::string>(d, "initial_prompt");
+    else
+      o.initial_prompt = option<std::vector<int>>(d, "initial_prompt");
+  }
   if (!d["hotwords"].is_none()) o.hotwords = option<std::string>(d, "hotwords");
   o.word_timestamps = option<bool>(d, "word_timestamps");
   o.prepend_punctuations = option<std::string>(d, "prepend_punctuations");
@@ -210,6 +217,7 @@ TranscribeOptions transcribe_options(const nb::dict& d, const Tokenizer& tokeniz
 // as the seek loop will use them.
 void check_options(const TranscribeOptions& options, const Model& model) {
   check_transcribe_options(options);
+  if (options.initial_prompt) prompt_tokens(model_impl(model).tokenizer, *options.initial_prompt);
   for (const double t : options.temperatures)
     DecodingTask(model_impl(model).tokenizer, model_impl(model).weights.dims, options_at_temperature(options.decoding, t));
 }

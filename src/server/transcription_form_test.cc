@@ -54,7 +54,7 @@ TEST(TranscriptionForm, ReadsEveryField) {
   EXPECT_EQ(form.format, ResponseFormat::kVerboseJson);
   EXPECT_EQ(form.options.decoding.task, "translate");
   EXPECT_EQ(form.options.decoding.language, "de");
-  EXPECT_EQ(form.options.initial_prompt, "Glossary: Kubernetes");
+  EXPECT_EQ(form.options.initial_prompt, TextOrTokens("Glossary: Kubernetes"));
   EXPECT_EQ(form.options.hotwords, "Kubernetes, kubectl");
   EXPECT_EQ(form.options.temperatures, (std::vector<double>{0.5, 0.7, 0.8999999999999999}));
   EXPECT_TRUE(form.options.word_timestamps);

@@ -60,6 +60,8 @@ void validate(const StreamOptions& o) {
   if (t.vad)
     throw Error("a stream's voice activity detection is StreamOptions::vad, not TranscribeOptions::vad");
   if (t.on_segment || t.on_progress) throw Error("a stream reports through update(), not through callbacks");
+  if (t.initial_prompt && !std::holds_alternative<std::string>(*t.initial_prompt))
+    throw Error("a stream's initial prompt is text, which its committed text then replaces; token ids are not taken");
   if (o.vad) validate(*o.vad);
 }
 
@@ -363,7 +365,7 @@ struct StreamingTranscriber::State {
 StreamingTranscriber::StreamingTranscriber(std::shared_ptr<const Model> model, StreamOptions options) {
   validate(options);
   state_ = std::make_unique<State>(std::move(model), std::move(options));
-  state_->initial_prompt = state_->options.transcribe.initial_prompt.value_or("");
+  if (const auto& prompt = state_->options.transcribe.initial_prompt) state_->initial_prompt = std::get<std::string>(*prompt);
 }
 
 StreamingTranscriber::~StreamingTranscriber() = default;

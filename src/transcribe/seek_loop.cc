@@ -74,12 +74,30 @@ void check_transcribe_options(const TranscribeOptions& options) {
   // faster-whisper drops its hotwords where a prefix is given; openai's prefix starts every window.
   if (options.hotwords && !strip_whitespace(*options.hotwords).empty() && present(options.decoding.prefix))
     throw Error("hotwords are not used where a prefix is given, and the prefix starts every window: give one or the other");
+  if (!std::isfinite(options.prompt_reset_on_temperature))
+    throw Error("prompt_reset_on_temperature must be a temperature (openai's is 0.5), got " +
+                number_text(options.prompt_reset_on_temperature));
   if (options.language_detection_segments < 1 || options.language_detection_segments > TranscribeOptions::kMostLanguageDetectionSegments)
     throw Error("language_detection_segments must be 1 to " + std::to_string(TranscribeOptions::kMostLanguageDetectionSegments) +
                 " windows of 30 s, got " + std::to_string(options.language_detection_segments));
   if (!(options.language_detection_threshold >= 0 && options.language_detection_threshold <= 1))
     throw Error("language_detection_threshold must be a probability from 0 to 1, got " +
                 number_text(options.language_detection_threshold));
+}
+
+std::vector<int> prompt_tokens(const Tokenizer& tokenizer, const TextOrTokens& prompt) {
+  if (const auto* text = std::get_if<std::string>(&prompt)) {
+    std::string spaced = " ";
+    spaced += strip_whitespace(*text);
+    return tokenizer.encode(spaced);
+  }
+  const auto& tokens = std::get<std::vector<int>>(prompt);
+  // Special tokens would end or restart the prompt's text; the decoder reads text tokens there.
+  for (int t : tokens)
+    if (t < 0 || t >= tokenizer.eot())
+      throw Error("initial prompt token " + std::to_string(t) + " is not a text token (0.." +
+                  std::to_string(tokenizer.eot() - 1) + ")");
+  return tokens;
 }
 
 Transcript empty_transcript(const TranscribeOptions& options, const Tokenizer& tokenizer) {
@@ -103,6 +121,8 @@ Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, con
                           const TranscribeOptions& options, int no_window_after) {
   check_transcribe_options(options);
   if (mel.n_mels() != dims.n_mels) throw Error("log-mel bins do not match the model");
+  const std::vector<int> initial_prompt_tokens =
+      options.initial_prompt ? prompt_tokens(tokenizer, *options.initial_prompt) : std::vector<int>();
   const int content_frames = mel.content_frames();
   const double content_duration = frames_to_seconds(content_frames);
   const std::vector<std::pair<int, int>> clips = seek_clips(options.clip_timestamps, content_frames);
@@ -149,8 +169,6 @@ Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, con
     aligner.emplace(aligner_for(*decoding.language));
   }
 
-  std::vector<int> initial_prompt_tokens;
-  if (options.initial_prompt) initial_prompt_tokens = tokenizer.encode(" " + strip_whitespace(*options.initial_prompt));
   std::vector<int> all_tokens = initial_prompt_tokens;
   const long remaining_prompt_length =
       dims.n_text_ctx / 2 - 1 - static_cast<long>(initial_prompt_tokens.size());
@@ -264,7 +282,8 @@ Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, con
       transcript.segments.push_back(std::move(seg));
     }
     // Do not feed the prompt tokens if a high temperature was used.
-    if (!options.condition_on_previous_text || result.temperature > 0.5) prompt_reset_since = all_tokens.size();
+    if (!options.condition_on_previous_text || result.temperature > options.prompt_reset_on_temperature)
+      prompt_reset_since = all_tokens.size();
     report_progress(seek);
   }
   transcript.text = tokenizer.decode(std::span<const int>(all_tokens).subspan(initial_prompt_tokens.size()));

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "audio/mel_source.h"
 #include "auris/transcribe.h"
@@ -32,6 +33,9 @@ class WindowHolder {
 
 // The options the seek loop checks, checked before any other work (such as a VAD pass).
 void check_transcribe_options(const TranscribeOptions& options);
+
+// An initial prompt's tokens: text as openai encodes it, or ids, which must be text tokens.
+std::vector<int> prompt_tokens(const Tokenizer& tokenizer, const TextOrTokens& prompt);
 
 // Nothing to transcribe (digital silence, or no speech found): no segments.
 Transcript empty_transcript(const TranscribeOptions& options, const Tokenizer& tokenizer);

@@ -90,6 +90,54 @@ static void gives_words(const auris_model* model, const char* audio) {
   auris_result_free(result);
 }
 
+static size_t occurrences(const char* text, const char* word) {
+  size_t n = 0;
+  for (const char* at = strstr(text, word); at; at = strstr(at + 1, word)) ++n;
+  return n;
+}
+
+static void takes_faster_whisper_options(const auris_model* model, const char* audio) {
+  auris_transcribe_options options;
+  auris_result* result = NULL;
+  auris_transcribe_options_init(&options);
+  CHECK(options.language_detection_segments == 1 && options.language_detection_threshold == 0.5);
+  CHECK(options.repetition_penalty == 1.0 && options.no_repeat_ngram_size == 0 && options.hotwords == NULL);
+  options.beam_size = 0;
+  /* jfk says "country" twice; no token may come twice in a window's text. */
+  options.no_repeat_ngram_size = 1;
+  CHECK(auris_transcribe_file(model, audio, &options, &result) == AURIS_OK);
+  CHECK(occurrences(auris_result_text(result), " country") == 1);
+  auris_result_free(result);
+  options.no_repeat_ngram_size = 0;
+  options.hotwords = "Kennedy";
+  options.repetition_penalty = 1.1;
+  CHECK(auris_transcribe_file(model, audio, &options, &result) == AURIS_OK);
+  CHECK(strstr(auris_result_text(result), "what you can do for your country") != NULL);
+  auris_result_free(result);
+
+  /* Out of range: refused, with the option's name, before the audio is read. */
+  auris_transcribe_options_init(&options);
+  options.language_detection_segments = 0;
+  CHECK(auris_transcribe_file(model, "/nonexistent/speech.flac", &options, &result) == AURIS_INVALID_ARGUMENT);
+  CHECK(strstr(auris_last_error(), "language_detection_segments") != NULL);
+  auris_transcribe_options_init(&options);
+  options.language_detection_threshold = 1.5;
+  CHECK(auris_transcribe_file(model, "/nonexistent/speech.flac", &options, &result) == AURIS_INVALID_ARGUMENT);
+  CHECK(strstr(auris_last_error(), "language_detection_threshold") != NULL);
+  auris_transcribe_options_init(&options);
+  options.repetition_penalty = 0;
+  CHECK(auris_transcribe_file(model, "/nonexistent/speech.flac", &options, &result) == AURIS_INVALID_ARGUMENT);
+  CHECK(strstr(auris_last_error(), "repetition_penalty") != NULL);
+  auris_transcribe_options_init(&options);
+  options.no_repeat_ngram_size = -1;
+  CHECK(auris_transcribe_file(model, "/nonexistent/speech.flac", &options, &result) == AURIS_INVALID_ARGUMENT);
+  CHECK(strstr(auris_last_error(), "no_repeat_ngram_size") != NULL);
+  auris_transcribe_options_init(&options);
+  options.hotwords = "\xff\xfe";
+  CHECK(auris_transcribe_file(model, "/nonexistent/speech.flac", &options, &result) == AURIS_INVALID_ARGUMENT);
+  CHECK(result == NULL);
+}
+
 static void reports_failures(const auris_model* model, const char* audio) {
   auris_transcribe_options options;
   auris_result* result = (auris_result*)&options; /* must be set to NULL on failure */
@@ -184,6 +232,7 @@ int main(int argc, char** argv) {
   CHECK(status == AURIS_OK);
   transcribes_the_file(model, argv[2]);
   gives_words(model, argv[2]);
+  takes_faster_whisper_options(model, argv[2]);
   reports_failures(model, argv[2]);
   cancels_from_callbacks(model, argv[2]);
   auris_model_free(model);

@@ -29,7 +29,10 @@ class Options(ctypes.Structure):
                 ("temperature_increment", ctypes.c_double), ("word_timestamps", ctypes.c_int),
                 ("initial_prompt", ctypes.c_char_p), ("condition_on_previous_text", ctypes.c_int),
                 ("vad", ctypes.c_int), ("vad_model", ctypes.c_char_p), ("threads", ctypes.c_int),
-                ("on_segment", ON_SEGMENT), ("on_progress", ON_PROGRESS), ("user_data", ctypes.c_void_p)]
+                ("on_segment", ON_SEGMENT), ("on_progress", ON_PROGRESS), ("user_data", ctypes.c_void_p),
+                ("hotwords", ctypes.c_char_p), ("language_detection_segments", ctypes.c_int),
+                ("language_detection_threshold", ctypes.c_double), ("multilingual", ctypes.c_int),
+                ("repetition_penalty", ctypes.c_double), ("no_repeat_ngram_size", ctypes.c_int)]
 
 
 def bind(path):
@@ -112,6 +115,15 @@ def main():
     check(lib.auris_transcribe_file(model, audio.encode(), ctypes.byref(o), ctypes.byref(result)) == OK, "words")
     words = [v.words[i].word.decode() for v in segments(lib, result) for i in range(v.word_count)]
     check(words.count(" country") == 2, f"the words: {words}")
+    lib.auris_result_free(result)
+
+    # The struct's last fields, where init puts their defaults: the layout above is the header's.
+    o = options(lib)
+    check((o.language_detection_segments, o.language_detection_threshold, o.repetition_penalty,
+           o.no_repeat_ngram_size, o.hotwords) == (1, 0.5, 1.0, 0, None), "the defaults of the last fields")
+    o = options(lib, beam_size=0, no_repeat_ngram_size=1)
+    check(lib.auris_transcribe_file(model, audio.encode(), ctypes.byref(o), ctypes.byref(result)) == OK, "n-grams")
+    check(lib.auris_result_text(result).decode().count(" country") == 1, "no token twice")
     lib.auris_result_free(result)
 
     # Samples from a Python buffer: one second of digital silence gives no segments.

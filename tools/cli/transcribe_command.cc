@@ -50,6 +50,7 @@ struct TranscribeArgs {
   std::string hotwords;
   std::string prefix;
   bool condition_on_previous_text = true;
+  double prompt_reset_on_temperature = 0.5;
   bool without_timestamps = false;
   double compression_ratio_threshold = 2.4;
   double logprob_threshold = -1.0;
@@ -160,6 +161,7 @@ TranscribeOptions to_options(const TranscribeArgs& a) {
   o.logprob_threshold = a.logprob_threshold;
   o.no_speech_threshold = a.no_speech_threshold;
   o.condition_on_previous_text = a.condition_on_previous_text;
+  o.prompt_reset_on_temperature = a.prompt_reset_on_temperature;
   o.language_detection_segments = a.language_detection_segments;
   o.language_detection_threshold = a.language_detection_threshold;
   o.multilingual = a.multilingual;
@@ -269,6 +271,10 @@ Command add_transcribe_command(CLI::App& app) {
   cmd->add_option("--prefix", a->prefix, "Text every window's transcript continues (openai's prefix; not in the output)");
   cmd->add_option("--condition-on-previous-text", a->condition_on_previous_text,
                   "Feed the previous window's text as prompt (true/false)")
+      ->capture_default_str();
+  cmd->add_option("--prompt-reset-on-temperature", a->prompt_reset_on_temperature,
+                  "A window decoded above this temperature does not prompt the next (faster-whisper's)")
+      ->check(within(0.0, 1000.0))
       ->capture_default_str();
   cmd->add_flag("--without-timestamps", a->without_timestamps, "Decode text only, no timestamp tokens");
   cmd->add_option("--compression-ratio-threshold", a->compression_ratio_threshold,
