@@ -16,7 +16,8 @@ speed it plays, against the offline transcript of the same file.
 
 Usage: bench/stream_latency.py [--cli build/auris] [--model tiny.en] [--step-ms 500] [--threads 2]
        [--audio ...longform/hifitts-dev-concat.flac] [--beam-size 5] [--compute-type int8] [--peer VENV/bin/python]
-       [--server build/pyenv/bin/python [--sessions N]] [--hallucination-silence-threshold S] [--vad-model FILE]
+       [--server build/pyenv/bin/python [--sessions N] [--turn-detection]] [--hallucination-silence-threshold S]
+       [--vad-model FILE]
 With --vad-model (a Silero ggml file, or silero-vad for the cached one), `auris stream --vad` runs the
 same feed too, reported beside the stream without VAD.
 With --events DIR, each auris stream's JSON-lines events are kept there (stream.jsonl, stream-vad.jsonl).
@@ -29,7 +30,8 @@ scripts/install_server_test_deps.sh puts it in build/pyenv) in 100-ms chunks of 
 word's commit time is when its delta event arrived. The events carry no audio times, so the silence
 check there counts words that match no offline word and arrive more than 3 s into the silence; the
 compute is the server process's CPU time over the feed. With --sessions N, N sessions of one server
-(--max-sessions N) take the same feed at once, started together, each reported on its own.
+(--max-sessions N) take the same feed at once, started together, each reported on its own. With
+--turn-detection the sessions ask for server_vad, and the server runs with --vad-model.
 """
 
 import argparse
@@ -96,7 +98,7 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def server_stream(python, cli, model, audio, threads, step_ms, beam, compute, sessions):
+def server_stream(python, cli, model, audio, threads, step_ms, beam, compute, sessions, vad_model=None):
     """The feed through `sessions` realtime sessions of one server at once, all started together:
     each session's committed words, the audio seconds, and the server's CPU seconds over the feed."""
     import sys
@@ -105,12 +107,14 @@ def server_stream(python, cli, model, audio, threads, step_ms, beam, compute, se
     from auris_server import Server
     if step_ms != 500:
         raise SystemExit("--server: the realtime session's step is 500 ms")
-    server = Server("--model", model, "--threads", str(threads), "--max-sessions", str(sessions), *compute)
+    turns = ["--vad-model", vad_model] if vad_model else []
+    server = Server("--model", model, "--threads", str(threads), "--max-sessions", str(sessions), *compute, *turns)
     try:
         url = server.url.replace("http://", "ws://") + "/v1/realtime?intent=transcription"
         before = cpu_seconds(server.process.pid)
         clients = [subprocess.Popen([python, str(REPO / "bench/realtime_client.py"), "--url", url, "--audio", audio,
-                                     "--model", model, "--beam-size", str(beam)], stdout=subprocess.PIPE, text=True)
+                                     "--model", model, "--beam-size", str(beam)] + (["--turn-detection"] if vad_model else []),
+                                    stdout=subprocess.PIPE, text=True)
                    for _ in range(sessions)]
         outs = [c.communicate()[0] for c in clients]
         if any(c.returncode for c in clients):
@@ -186,18 +190,20 @@ def main():
     parser.add_argument("--stream-args", default="", help="more `auris stream` options, as one string")
     parser.add_argument("--vad-only", action="store_true", help="with --vad-model: skip the stream without VAD")
     parser.add_argument("--server-only", action="store_true", help="with --server: skip `auris stream`")
+    parser.add_argument("--turn-detection", action="store_true",
+                        help="with --server and --vad-model: the sessions ask for server_vad (the server's defaults)")
     parser.add_argument("--events", help="a directory to keep each auris stream's JSON-lines events in")
     args = parser.parse_args()
 
     reference_text = Path(args.audio).with_suffix(".txt").read_text()
-    compute = ["--compute-type", args.compute_type] if args.compute_type else []
-    offline_text, words = offline_words(args.cli, args.model, args.audio, args.threads, args.beam_size, compute)
-    plain_text, _ = offline_words(args.cli, args.model, args.audio, args.threads, args.beam_size, compute, False)
+    compute_args = ["--compute-type", args.compute_type] if args.compute_type else []
+    offline_text, words = offline_words(args.cli, args.model, args.audio, args.threads, args.beam_size, compute_args)
+    plain_text, _ = offline_words(args.cli, args.model, args.audio, args.threads, args.beam_size, compute_args, False)
     offline_wers = (wer(args.cli, reference_text, offline_text), wer(args.cli, reference_text, plain_text))
     silence = longest_gap(words)
     print(f"CPU: {cpu_name()}; {args.model} {args.compute_type or ''}, beam {args.beam_size}, step {args.step_ms} ms, {args.threads} threads, "
           f"{Path(args.audio).name} fed at real time; silence {silence[0]:.1f}-{silence[1]:.1f} s")
-    extra = compute + (["--hallucination-silence-threshold", str(args.hallucination_silence_threshold)]
+    extra = compute_args + (["--hallucination-silence-threshold", str(args.hallucination_silence_threshold)]
                        if args.hallucination_silence_threshold else []) + args.stream_args.split()
     events = (lambda name: str(Path(args.events) / name)) if args.events else (lambda name: None)
     if args.events:
@@ -213,7 +219,8 @@ def main():
         report("auris stream --vad", committed, compute, seconds, words, reference_text, offline_wers, args.cli, silence)
     if args.server:
         sessions, seconds, server_compute = server_stream(args.server, args.cli, args.model, args.audio, args.threads,
-                                                          args.step_ms, args.beam_size, compute, args.sessions)
+                                                          args.step_ms, args.beam_size, compute_args, args.sessions,
+                                                          args.vad_model if args.turn_detection else None)
         for i, committed in enumerate(sessions):
             name = "auris serve, realtime WebSocket" + (f", session {i + 1} of {len(sessions)}" if len(sessions) > 1 else "")
             report(name, committed, None, seconds, words, reference_text, offline_wers, args.cli, silence)

@@ -141,6 +141,13 @@ std::optional<double> optional_double(const nb::dict& d, const char* key) {
   return option<double>(d, key);
 }
 
+// faster-whisper's all_language_probs: (code, probability), the most probable first.
+std::vector<std::pair<std::string, float>> most_probable_first(const LanguageDetection& detection) {
+  std::vector<std::pair<std::string, float>> all(detection.probabilities.begin(), detection.probabilities.end());
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return all;
+}
+
 // The package's VadOptions (python/auris/vad.py, as a dict) as the engine's.
 VadParameters vad_parameters(const nb::dict& v) {
   VadParameters p;
@@ -315,9 +322,7 @@ class PyTranscription {
         const int first_frame = clip_frame >= 0 && clip_frame < detection_mel->content_frames() ? static_cast<int>(clip_frame) : 0;
         const LanguageDetection detection =
             EngineAccess::detect_language(*transcriber, *detection_mel, options, first_frame);
-        for (const auto& [code, p] : detection.probabilities) all_language_probs_.emplace_back(code, p);
-        std::stable_sort(all_language_probs_.begin(), all_language_probs_.end(),
-                         [](const auto& a, const auto& b) { return a.second > b.second; });
+        all_language_probs_ = most_probable_first(detection);
         language_ = detection.code;
         language_probability_ = detection.probability;
         options.decoding.language = language_;
@@ -465,9 +470,7 @@ nb::tuple detect_language_of(PyModel& py_model, Audio audio, const nb::dict& opt
     InMemoryMel mel(samples, model_impl(*model).weights.dims.n_mels);
     detection = EngineAccess::detect_language(transcriber, mel, options);
   }
-  std::vector<std::pair<std::string, float>> all(detection.probabilities.begin(), detection.probabilities.end());
-  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  return nb::make_tuple(detection.code, detection.probability, all);
+  return nb::make_tuple(detection.code, detection.probability, most_probable_first(detection));
 }
 
 }  // namespace

@@ -3,11 +3,14 @@
 #include <cmath>
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
 #include "auris/batch.h"
 #include "server/http_error.h"
 #include "tokenizer/languages.h"
 #include "tokenizer/utf8.h"
 #include "util/number_text.h"
+#include "util/shown_text.h"
 
 namespace auris::server {
 namespace {
@@ -74,6 +77,49 @@ VadParameters vad_fields(const FormFields& fields, const std::string& vad_model)
   return p;
 }
 
+// OpenAI's chunking_strategy: "auto", or a server_vad object, sent as one JSON text or, as the openai
+// client sends it in a form, as chunking_strategy[type], [threshold], [prefix_padding_ms] and
+// [silence_duration_ms]. Its fields are those of a realtime session's turn detection, over the
+// batched pipeline's VAD defaults. Unset: nullopt.
+std::optional<VadParameters> chunking_strategy(const FormFields& fields, const std::string& vad_model) {
+  static const std::string kName = "chunking_strategy";
+  FormFields object;  // the server_vad object's fields, by their own names
+  if (const std::string* text = field(fields, kName)) {
+    if (*text == "auto") {
+      VadParameters p = batched_vad_parameters();
+      p.model = vad_model;
+      return p;
+    }
+    const nlohmann::json parsed = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_object()) throw bad_field(kName, "'" + shown(*text) + "' is not \"auto\" or a server_vad object");
+    for (const auto& [key, value] : parsed.items())
+      object[key] = {value.is_string() ? value.get<std::string>() : value.dump()};
+  }
+  for (const auto& [name, values] : fields)
+    if (name.size() > kName.size() + 2 && name.starts_with(kName + "[") && name.back() == ']')
+      object[name.substr(kName.size() + 1, name.size() - kName.size() - 2)] = values;
+  if (object.empty()) return std::nullopt;
+  for (const auto& [key, values] : object)
+    if (key != "type" && key != "threshold" && key != "prefix_padding_ms" && key != "silence_duration_ms")
+      throw bad_field(kName, "'" + shown(key) + "' is not a field of server_vad (type, threshold, prefix_padding_ms, silence_duration_ms)");
+  const std::string* type = field(object, "type");
+  if (!type || *type != "server_vad")
+    throw bad_field(kName, "the object's type must be \"server_vad\", got " + (type ? "'" + shown(*type) + "'" : "none"));
+  VadParameters p = batched_vad_parameters();
+  p.model = vad_model;
+  auto in_range = [&](const std::string& key, double fallback, double low, double high) {
+    try {
+      return number_field(object, key, fallback, low, high);
+    } catch (const HttpError& e) {
+      throw bad_field(kName, e.what());
+    }
+  };
+  p.threshold = in_range("threshold", p.threshold, 0.0, 1.0);
+  p.speech_pad_ms = static_cast<int>(in_range("prefix_padding_ms", p.speech_pad_ms, 0, 10000));
+  p.min_silence_duration_ms = static_cast<int>(in_range("silence_duration_ms", p.min_silence_duration_ms, 0, 30000));
+  return p;
+}
+
 }  // namespace
 
 std::string form_model(const FormFields& fields) {
@@ -108,6 +154,17 @@ TranscriptionForm parse_transcription_form(const FormFields& fields, bool transl
     if (!is_valid_utf8(*hotwords)) throw bad_field("hotwords", "the hotwords are not valid UTF-8 text");
     o.hotwords = *hotwords;
   }
+  // OpenAI's keywords (words or phrases to guide the transcription): faster-whisper's hotwords.
+  if (const auto keywords = fields.find("keywords[]"); keywords != fields.end()) {
+    if (o.hotwords) throw bad_field("keywords[]", "keywords and hotwords both prompt every window: give one");
+    std::string joined;
+    for (const std::string& k : keywords->second) {
+      if (!is_valid_utf8(k)) throw bad_field("keywords[]", "a keyword is not valid UTF-8 text");
+      if (k.empty()) continue;
+      joined += (joined.empty() ? "" : ", ") + k;
+    }
+    if (!joined.empty()) o.hotwords = joined;
+  }
 
   // 0: openai's fallback schedule; t: t, t + 0.2, ... up to 1.
   const double temperature = number_field(fields, "temperature", 0.0, 0.0, 1.0);
@@ -126,6 +183,10 @@ TranscriptionForm parse_transcription_form(const FormFields& fields, bool transl
     }
   }
   if (bool_field(fields, "vad_filter")) o.vad = vad_fields(fields, vad_model);
+  if (std::optional<VadParameters> chunks = chunking_strategy(fields, vad_model)) {
+    if (o.vad) throw bad_field("chunking_strategy", "chunking_strategy and vad_filter both choose the speech: give one");
+    o.vad = std::move(chunks);
+  }
   return form;
 }
 

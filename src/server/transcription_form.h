@@ -1,6 +1,6 @@
-// The fields of a POST /v1/audio/transcriptions or /translations request (OpenAI's, plus the VAD and
-// beam fields whisper.cpp's server and speaches take) turned into transcription options, every value
-// checked with a message that names the field.
+// The fields of a POST /v1/audio/transcriptions or /translations request (OpenAI's, chunking_strategy
+// and keywords[] among them, plus the VAD and beam fields whisper.cpp's server and speaches take)
+// turned into transcription options, every value checked with a message that names the field.
 #pragma once
 
 #include <map>
@@ -27,7 +27,7 @@ struct TranscriptionForm {
 // translate: the /translations route (task translate; OpenAI takes no language there).
 // multilingual: the chosen model's, to refuse a language an English-only model cannot transcribe.
 // Throws HttpError 400 naming the field for a bad or unknown value.
-// vad_model: the server's VAD model, for requests with vad_filter.
+// vad_model: the server's VAD model, for requests with vad_filter or a chunking_strategy.
 TranscriptionForm parse_transcription_form(const FormFields& fields, bool translate, bool multilingual,
                                            const std::string& vad_model);
 

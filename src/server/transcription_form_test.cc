@@ -68,6 +68,42 @@ TEST(TranscriptionForm, ReadsEveryField) {
   EXPECT_TRUE(parse({{"stream", {"true"}}, {"response_format", {"text"}}}).stream);
 }
 
+// OpenAI's chunking_strategy picks the speech with the VAD: "auto" with the batched pipeline's
+// defaults, a server_vad object with a realtime session's turn detection fields, as the openai
+// client sends it (one field each) or as one JSON text. keywords[] are hotwords.
+TEST(TranscriptionForm, ChunkingStrategyAndKeywordsAreOpenais) {
+  const TranscriptionForm automatic = parse({{"chunking_strategy", {"auto"}}});
+  ASSERT_TRUE(automatic.options.vad);
+  EXPECT_EQ(automatic.options.vad->model, "vad.bin");
+  EXPECT_EQ(automatic.options.vad->min_silence_duration_ms, parse({{"vad_filter", {"true"}}}).options.vad->min_silence_duration_ms);
+  for (const FormFields& fields : {FormFields{{"chunking_strategy[type]", {"server_vad"}},
+                                              {"chunking_strategy[threshold]", {"0.4"}},
+                                              {"chunking_strategy[prefix_padding_ms]", {"300"}},
+                                              {"chunking_strategy[silence_duration_ms]", {"700"}}},
+                                   FormFields{{"chunking_strategy", {R"({"type": "server_vad", "threshold": 0.4,
+                                              "prefix_padding_ms": 300, "silence_duration_ms": 700})"}}}}) {
+    const TranscriptionForm form = parse(fields);
+    ASSERT_TRUE(form.options.vad);
+    EXPECT_DOUBLE_EQ(form.options.vad->threshold, 0.4);
+    EXPECT_EQ(form.options.vad->speech_pad_ms, 300);
+    EXPECT_EQ(form.options.vad->min_silence_duration_ms, 700);
+    EXPECT_DOUBLE_EQ(form.options.vad->max_speech_duration_s, 30.0);
+  }
+  EXPECT_FALSE(parse({}).options.vad);
+  EXPECT_EQ(parse({{"keywords[]", {"Kubernetes", "kubectl"}}}).options.hotwords, "Kubernetes, kubectl");
+
+  using R = std::pair<int, std::string>;
+  EXPECT_EQ(refusal({{"chunking_strategy", {"manual"}}}), R(400, "chunking_strategy"));
+  EXPECT_EQ(refusal({{"chunking_strategy", {R"({"type": "semantic_vad"})"}}}), R(400, "chunking_strategy"));
+  EXPECT_EQ(refusal({{"chunking_strategy[type]", {"server_vad"}}, {"chunking_strategy[threshold]", {"1.5"}}}),
+            R(400, "chunking_strategy"));
+  EXPECT_EQ(refusal({{"chunking_strategy[type]", {"server_vad"}}, {"chunking_strategy[eagerness]", {"high"}}}),
+            R(400, "chunking_strategy"));
+  EXPECT_EQ(refusal({{"chunking_strategy", {"auto"}}, {"vad_filter", {"true"}}}), R(400, "chunking_strategy"));
+  EXPECT_EQ(refusal({{"keywords[]", {"a"}}, {"hotwords", {"b"}}}), R(400, "keywords[]"));
+  EXPECT_EQ(refusal({{"keywords[]", {"\xff"}}}), R(400, "keywords[]"));
+}
+
 TEST(TranscriptionForm, EveryBadValueIsA400NamingItsField) {
   using R = std::pair<int, std::string>;
   EXPECT_EQ(refusal({{"response_format", {"docx"}}}), R(400, "response_format"));

@@ -10,6 +10,7 @@ import pytest
 from auris_server import AURIS, REPO, Server  # noqa: F401 (the tests import them from here)
 
 DATA = REPO.parent / "shared" / "data"
+VAD_MODEL = DATA / "vad" / "for-tests-silero-v6.2.0-ggml.bin"
 
 
 def audio(relative):
@@ -21,9 +22,11 @@ def audio(relative):
 
 @pytest.fixture(scope="session")
 def server():
-    """One server for the session: tiny.en (the default) and base, batch 8, small limits for tests."""
+    """One server for the session: tiny.en (the default) and base, batch 8, small limits for tests,
+    and the test Silero VAD file where ../shared/data has it."""
+    vad = ["--vad-model", str(VAD_MODEL)] if VAD_MODEL.exists() else []
     s = Server("--model", "tiny.en", "--model", "base", "--max-batch", "8", "--max-queue", "16",
-               "--max-upload-mb", "20", "--request-timeout", "10", "--threads", "2")
+               "--max-upload-mb", "20", "--request-timeout", "10", "--threads", "2", *vad)
     yield s
     code = s.stop()
     assert code == 0, "auris serve exited %s after SIGTERM:\n%s" % (code, "".join(s.log))

@@ -16,7 +16,7 @@ import pytest
 import requests
 from openai import OpenAI
 
-from conftest import AURIS, audio
+from conftest import AURIS, VAD_MODEL, audio
 
 TOLERANCE = 1e-3
 SEGMENT_FIELDS = ("id", "seek", "start", "end", "text", "tokens", "temperature", "avg_logprob",
@@ -188,6 +188,33 @@ def test_prompt_beam_size_and_temperature(client, reference):
         extra_body={"beam_size": 1})
     assert result.text.strip() == cli["json"]["text"].strip()
     assert [s.text for s in result.segments] == [s["text"] for s in cli["json"]["segments"]]
+    assert [s.tokens for s in result.segments] == [s["tokens"] for s in cli["json"]["segments"]]
+
+
+@pytest.mark.parametrize("strategy, cli_options", [
+    ("auto", ()),  # the batched pipeline's VAD defaults
+    ({"type": "server_vad", "threshold": 0.4, "prefix_padding_ms": 300, "silence_duration_ms": 500},
+     ("--vad-threshold", "0.4", "--vad-speech-pad-ms", "300", "--vad-min-silence-ms", "500")),
+])
+def test_chunking_strategy_is_the_clis_vad(client, reference, strategy, cli_options):
+    """OpenAI's chunking_strategy: "auto" or a server_vad object transcribe the speech Silero VAD finds."""
+    if not VAD_MODEL.exists():
+        pytest.skip(f"{VAD_MODEL} is missing")
+    path = audio("longform/hifitts-dev-concat.flac")
+    cli = reference("tiny.en", [path], "--vad", "--vad-model", str(VAD_MODEL), *cli_options)[path]
+    result = client.audio.transcriptions.create(file=upload(path), model="tiny.en", response_format="verbose_json",
+                                                chunking_strategy=strategy)
+    body = result.model_dump()
+    assert body["duration_after_vad"] < body["duration"] - 15, "the 20-s silence is not transcribed"
+    assert_segments_equal(body["segments"], cli["json"]["segments"], words=False)
+
+
+def test_keywords_are_hotwords(client, reference):
+    """OpenAI's keywords guide the transcription as faster-whisper's hotwords, joined with commas."""
+    jfk = audio("jfk.flac")
+    cli = reference("tiny.en", [jfk], "--hotwords", "Kennedy, inaugural")[jfk]
+    result = client.audio.transcriptions.create(file=upload(jfk), model="tiny.en", response_format="verbose_json",
+                                                keywords=["Kennedy", "inaugural"])
     assert [s.tokens for s in result.segments] == [s["tokens"] for s in cli["json"]["segments"]]
 
 
