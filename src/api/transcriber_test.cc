@@ -26,6 +26,21 @@ using TranscriberApi = test::TinyEnSuite;
 
 using test::error_of;
 
+// Greedy decoding at one temperature: the quickest transcription that still runs the seek loop.
+TranscribeOptions greedy_once() {
+  TranscribeOptions options;
+  options.decoding.beam_size.reset();
+  options.temperatures = {0.0};
+  return options;
+}
+
+// The long-form file's first seconds: more than one window, less time than all of it.
+std::vector<float> longform_start(const std::string& data, int seconds) {
+  std::vector<float> audio = load_audio(data + "/audio/longform/hifitts-dev-concat.flac");
+  audio.resize(static_cast<size_t>(seconds) * 16000);
+  return audio;
+}
+
 TEST_F(TranscriberApi, RefusesBuffersItCannotUse) {
   Transcriber t(model_);
   const std::vector<float> second(16000, 0.0f);
@@ -69,12 +84,9 @@ TEST_F(TranscriberApi, RefusesContradictoryOptionsBeforeWork) {
 // prompts openai's carry_initial_prompt sends for the same text, so the same transcript.
 TEST_F(TranscriberApi, HotwordsPromptEveryWindowAsACarriedInitialPrompt) {
   AURIS_REQUIRE_SHARED_DATA(data);
-  const std::vector<float> audio = load_audio(data + "/audio/longform/hifitts-dev-concat.flac");
-  const std::vector<float> first_70s(audio.begin(), audio.begin() + 70 * 16000);
+  const std::vector<float> first_70s = longform_start(data, 70);
   Transcriber t(model_);
-  TranscribeOptions options;
-  options.decoding.beam_size.reset();
-  options.temperatures = {0.0};
+  const TranscribeOptions options = greedy_once();
   const std::string words = "Hi-Fi TTS, LibriVox, Gutenberg";
   TranscribeOptions hotwords = options;
   hotwords.hotwords = words;
@@ -97,12 +109,9 @@ TEST_F(TranscriberApi, HotwordsPromptEveryWindowAsACarriedInitialPrompt) {
 // window prompts the next.
 TEST_F(TranscriberApi, PromptResetsAboveItsTemperature) {
   AURIS_REQUIRE_SHARED_DATA(data);
-  const std::vector<float> audio = load_audio(data + "/audio/longform/hifitts-dev-concat.flac");
-  const std::vector<float> first_70s(audio.begin(), audio.begin() + 70 * 16000);
+  const std::vector<float> first_70s = longform_start(data, 70);
   Transcriber t(model_);
-  TranscribeOptions options;
-  options.decoding.beam_size.reset();
-  options.temperatures = {0.0};
+  const TranscribeOptions options = greedy_once();
   TranscribeOptions always_reset = options;
   always_reset.prompt_reset_on_temperature = -1.0;
   TranscribeOptions unconditioned = options;
@@ -126,9 +135,7 @@ TEST_F(TranscriberApi, InitialPromptTakesTokenIds) {
   AURIS_REQUIRE_SHARED_DATA(data);
   const std::vector<float> jfk = load_audio(data + "/audio/jfk.flac");
   Transcriber t(model_);
-  TranscribeOptions options;
-  options.decoding.beam_size.reset();
-  options.temperatures = {0.0};
+  const TranscribeOptions options = greedy_once();
   TranscribeOptions as_text = options;
   as_text.initial_prompt = std::string("President Kennedy's inaugural address, 1961.");
   TranscribeOptions as_tokens = options;
