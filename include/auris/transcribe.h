@@ -63,7 +63,7 @@ struct TranscribeOptions {
   std::optional<double> no_speech_threshold = 0.6;
   bool condition_on_previous_text = true;
   // A window decoded above this temperature does not prompt the next (openai's 0.5; faster-whisper's
-  // prompt_reset_on_temperature).
+  // prompt_reset_on_temperature). -1000 to 1000.
   double prompt_reset_on_temperature = 0.5;
   // Language detection, where the language is unset and the model multilingual, as faster-whisper's:
   // the first 30-s window's language, unless it is no more probable than the threshold and more

@@ -104,7 +104,10 @@ _FIXED = {
 
 
 def _token_ids(values, name: str) -> List[int]:
-    """An iterable of token ids as a list, each an int (bools and floats are not ids)."""
+    """An iterable of token ids as a list, each an int (bools and floats are not ids; bytes, sets and
+    dicts are not sequences of them)."""
+    if isinstance(values, (bytes, bytearray, set, frozenset, dict)):
+        raise TypeError(f"{name} must be text or a sequence of token ids, got {type(values).__name__}")
     try:
         ids = list(values)
     except TypeError:
@@ -112,6 +115,8 @@ def _token_ids(values, name: str) -> List[int]:
     for t in ids:
         if isinstance(t, bool) or not isinstance(t, numbers.Integral):
             raise TypeError(f"{name} token ids must be integers, got {t!r}")
+        if not 0 <= t < 2**31:
+            raise ValueError(f"{name} token {t} is not a text token")
     return [int(t) for t in ids]
 
 
@@ -264,13 +269,14 @@ class WhisperModel:
         cache, or download_root, the first time) or the path of a CTranslate2, Hugging Face or
         whisper.cpp ggml model.
 
-        device: "cpu", "cuda" or "auto" (the CPU). compute_type: faster-whisper's names; "default"
+        device: "cpu", "cuda" or "auto" (CUDA where the CUDA plugin loads and finds a GPU, else
+        the CPU; the choice is in self.device). compute_type: faster-whisper's names; "default"
         is float32 arithmetic with an fp16 cross-attention cache. cpu_threads: threads of each
         transcription (0: all cores). num_workers is accepted for compatibility: every call already
         runs on its own.
         """
         if device == "auto":
-            device = "cpu"
+            device = "cuda" if _core.cuda_available() else "cpu"
         if compute_type not in _COMPUTE_TYPES:
             raise ValueError(f"unknown compute_type '{compute_type}': choose one of {', '.join(_COMPUTE_TYPES)}")
         if device_index not in (0, [0]):
@@ -281,6 +287,7 @@ class WhisperModel:
         if not os.path.exists(path) and _core.is_registry_model(path):
             path = download_model(path, cache_dir=download_root, local_files_only=local_files_only)
         self.model = _core.Model(engine_path(path), _COMPUTE_TYPES[compute_type], device)
+        self.device = device
         self.cpu_threads = cpu_threads
         self.num_workers = num_workers
 
@@ -456,8 +463,11 @@ def _transcribe(model: WhisperModel, batch_size: int, audio, language, task, log
     if initial_prompt is not None and not isinstance(initial_prompt, str):
         initial_prompt = _token_ids(initial_prompt, "initial_prompt")
     for name, value in (("length_penalty", length_penalty), ("prompt_reset_on_temperature", prompt_reset_on_temperature)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    if not -1000 <= prompt_reset_on_temperature <= 1000:  # also NaN
+        raise ValueError(f"prompt_reset_on_temperature must be a number from -1000 to 1000, got "
+                         f"{prompt_reset_on_temperature!r}")
     if not -10 <= length_penalty <= 10:
         raise ValueError(f"length_penalty must be from -10 to 10 (CTranslate2's: 1 divides each candidate's "
                          f"log-probability by its length, 0 not at all), got {length_penalty!r}")

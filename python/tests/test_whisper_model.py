@@ -99,9 +99,9 @@ def test_prompts_of_token_ids_and_faster_whispers_ranking(tiny_en, jfk):
     as_ids = [s.tokens for s in tiny_en.transcribe(jfk, beam_size=1, initial_prompt=iter(text_ids))[0]]
     assert as_ids == as_text
     # CTranslate2's length_penalty ranks the beams' finished candidates; the text stays jfk's here.
-    segments, info = tiny_en.transcribe(jfk, length_penalty=0.2, prompt_reset_on_temperature=0.0)
+    segments, info = tiny_en.transcribe(jfk, length_penalty=np.float32(0.2), prompt_reset_on_temperature=0.0)
     assert "ask not what your country" in "".join(s.text for s in segments)
-    assert info.transcription_options.length_penalty == 0.2
+    assert info.transcription_options.length_penalty == np.float32(0.2)
 
 
 def test_detect_language_is_faster_whispers(base, tiny_en, data):
@@ -261,12 +261,18 @@ def test_bad_options_raise(tiny_en, jfk):
         decode_audio(jfk, sampling_rate=8000)
     with pytest.raises(ValueError, match="length_penalty must be from -10 to 10"):
         tiny_en.transcribe(jfk, length_penalty=float("nan"))
-    with pytest.raises(auris.AurisError, match="prompt_reset_on_temperature"):
+    with pytest.raises(ValueError, match="prompt_reset_on_temperature"):
         tiny_en.transcribe(jfk, prompt_reset_on_temperature=float("inf"))
     with pytest.raises(auris.AurisError, match="initial prompt token 50256 is not a text token"):
         tiny_en.transcribe(jfk, initial_prompt=[1, 50256])
     with pytest.raises(TypeError, match="initial_prompt token ids must be integers"):
         tiny_en.transcribe(jfk, initial_prompt=[True])
+    with pytest.raises(ValueError, match="initial_prompt token 1000000000000 is not a text token"):
+        tiny_en.transcribe(jfk, initial_prompt=[10**12])  # was nanobind's "list of 32-bit integers"
+    with pytest.raises(TypeError, match="sequence of token ids, got bytes"):
+        tiny_en.transcribe(jfk, initial_prompt=b"hello")
+    with pytest.raises(ValueError, match="prompt_reset_on_temperature must be a number from -1000 to 1000"):
+        tiny_en.transcribe(jfk, prompt_reset_on_temperature=10**400)  # was an OverflowError naming nothing
     with pytest.raises(ValueError, match="max_new_tokens must be a number of tokens from 1"):
         tiny_en.transcribe(jfk, max_new_tokens=0)  # it gave the whole text, as None does
     with pytest.raises(auris.AurisError, match="repetition_penalty must be from 0.001 to 1000"):
@@ -344,6 +350,15 @@ def test_the_wheel_brings_the_cuda_backend(cache_dir):
         WhisperModel(os.path.join(cache_dir, "tiny.en"), device="cuda")
     except auris.AurisError as e:
         assert "cannot load the CUDA backend" not in str(e) and "use device \"cpu\"" in str(e), str(e)
+
+
+def test_auto_is_cuda_only_where_a_gpu_answers(cache_dir):
+    """faster-whisper's default device="auto" picks CUDA where it can run, else the CPU."""
+    from auris import _core
+    model = WhisperModel(os.path.join(cache_dir, "tiny.en"), device="auto")
+    assert model.device == ("cuda" if _core.cuda_available() else "cpu")
+    if not os.path.exists("/dev/nvidiactl"):
+        assert not _core.cuda_available(), "no GPU here, yet CUDA says it can run"
 
 
 def test_format_transcript_writes_the_clis_files(tiny_en, jfk, cli, tmp_path):

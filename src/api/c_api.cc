@@ -18,6 +18,7 @@
 #include "decoding/decoding_task.h"
 #include "transcribe/seek_loop.h"
 #include "transcribe/temperature_fallback.h"
+#include "tokenizer/utf8.h"
 #include "util/thread_count.h"
 #include "util/out_of_memory.h"
 
@@ -140,8 +141,10 @@ void check_options(const ModelImpl& m, const TranscribeOptions& o) {
   try {
     check_transcribe_options(o);
     for (double t : o.temperatures) DecodingTask(m.tokenizer, m.weights.dims, options_at_temperature(o.decoding, t));
+    for (const auto& [name, text] : {std::pair{"initial_prompt", o.initial_prompt ? std::get_if<std::string>(&*o.initial_prompt) : nullptr},
+                                     std::pair{"hotwords", o.hotwords ? &*o.hotwords : nullptr}})
+      if (text && !is_valid_utf8(*text)) throw Error(std::string(name) + " is not valid UTF-8 text: convert it to UTF-8");
     if (o.initial_prompt) prompt_tokens(m.tokenizer, *o.initial_prompt);
-    if (o.hotwords) m.tokenizer.encode(*o.hotwords);
   } catch (const Error& e) {
     throw StatusError(AURIS_INVALID_ARGUMENT, e.what());
   }

@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "api/cuda_plugin.h"
 #include "api/engine_access.h"
 #include "api/model_impl.h"
 #include "api/segment_stream.h"
@@ -543,6 +544,15 @@ NB_MODULE(_core, m) {
       "path"_a, "Decodes an audio or video file to mono float32 samples at 16 kHz (FFmpeg).");
   m.def("detect_language", &detect_language_of, "model"_a, "audio"_a, "options"_a, "threads"_a,
         "faster-whisper's detect_language: (language, probability, all_language_probs).");
+  // faster-whisper's device="auto": CUDA where its plugin loads and a GPU answers.
+  m.def("cuda_available", [] {
+    try {
+      cuda_backend();
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  });
   m.def("model_cache_dir", &model_cache_dir);
   m.def(
       "format_transcript",

@@ -84,21 +84,31 @@ VadParameters vad_fields(const FormFields& fields, const std::string& vad_model)
 std::optional<VadParameters> chunking_strategy(const FormFields& fields, const std::string& vad_model) {
   static const std::string kName = "chunking_strategy";
   FormFields object;  // the server_vad object's fields, by their own names
-  if (const std::string* text = field(fields, kName)) {
+  bool bracketed = false;
+  for (const auto& [name, values] : fields) {
+    if (!name.starts_with(kName + "[")) continue;
+    const std::string key = name.substr(kName.size() + 1, name.size() - kName.size() - 2);
+    if (name.back() != ']' || key.empty() || key.find_first_of("[]") != std::string::npos)
+      throw bad_field(kName, "'" + shown(name) + "' is not a field of the form chunking_strategy[name]");
+    object[key] = values;
+    bracketed = true;
+  }
+  const std::string* text = field(fields, kName);
+  if (text && bracketed) throw bad_field(kName, "send chunking_strategy as one value or as chunking_strategy[...] fields, not both");
+  if (text) {
+    if (text->find('\0') != std::string::npos) throw bad_field(kName, "the value holds a NUL byte");
     if (*text == "auto") {
       VadParameters p = batched_vad_parameters();
       p.model = vad_model;
       return p;
     }
     const nlohmann::json parsed = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-    if (!parsed.is_object()) throw bad_field(kName, "'" + shown(*text) + "' is not \"auto\" or a server_vad object");
+    if (!parsed.is_object())
+      throw bad_field(kName, "'" + shown(*text) + "' is not \"auto\" or a server_vad object (JSON, numbers within a double's range)");
     for (const auto& [key, value] : parsed.items())
       object[key] = {value.is_string() ? value.get<std::string>() : value.dump()};
   }
-  for (const auto& [name, values] : fields)
-    if (name.size() > kName.size() + 2 && name.starts_with(kName + "[") && name.back() == ']')
-      object[name.substr(kName.size() + 1, name.size() - kName.size() - 2)] = values;
-  if (object.empty()) return std::nullopt;
+  if (!text && !bracketed) return std::nullopt;
   for (const auto& [key, values] : object)
     if (key != "type" && key != "threshold" && key != "prefix_padding_ms" && key != "silence_duration_ms")
       throw bad_field(kName, "'" + shown(key) + "' is not a field of server_vad (type, threshold, prefix_padding_ms, silence_duration_ms)");
@@ -107,16 +117,18 @@ std::optional<VadParameters> chunking_strategy(const FormFields& fields, const s
     throw bad_field(kName, "the object's type must be \"server_vad\", got " + (type ? "'" + shown(*type) + "'" : "none"));
   VadParameters p = batched_vad_parameters();
   p.model = vad_model;
-  auto in_range = [&](const std::string& key, double fallback, double low, double high) {
+  // The object's own checks, each message naming chunking_strategy.
+  auto checked = [&](auto read) {
     try {
-      return number_field(object, key, fallback, low, high);
+      return read();
     } catch (const HttpError& e) {
       throw bad_field(kName, e.what());
     }
   };
-  p.threshold = in_range("threshold", p.threshold, 0.0, 1.0);
-  p.speech_pad_ms = static_cast<int>(in_range("prefix_padding_ms", p.speech_pad_ms, 0, 10000));
-  p.min_silence_duration_ms = static_cast<int>(in_range("silence_duration_ms", p.min_silence_duration_ms, 0, 30000));
+  p.threshold = checked([&] { return number_field(object, "threshold", p.threshold, 0.0, 1.0); });
+  p.speech_pad_ms = checked([&] { return integer_field(object, "prefix_padding_ms", p.speech_pad_ms, 0, 10000); });
+  p.min_silence_duration_ms =
+      checked([&] { return integer_field(object, "silence_duration_ms", p.min_silence_duration_ms, 0, 30000); });
   return p;
 }
 
@@ -155,16 +167,18 @@ TranscriptionForm parse_transcription_form(const FormFields& fields, bool transl
     o.hotwords = *hotwords;
   }
   // OpenAI's keywords (words or phrases to guide the transcription): faster-whisper's hotwords.
-  if (const auto keywords = fields.find("keywords[]"); keywords != fields.end()) {
-    if (o.hotwords) throw bad_field("keywords[]", "keywords and hotwords both prompt every window: give one");
-    std::string joined;
-    for (const std::string& k : keywords->second) {
-      if (!is_valid_utf8(k)) throw bad_field("keywords[]", "a keyword is not valid UTF-8 text");
-      if (k.empty()) continue;
-      joined += (joined.empty() ? "" : ", ") + k;
+  std::string keywords;
+  for (const char* name : {"keywords[]", "keywords"}) {
+    const auto it = fields.find(name);
+    if (it == fields.end()) continue;
+    if (o.hotwords) throw bad_field(name, "keywords and hotwords both prompt every window: give one");
+    for (const std::string& k : it->second) {
+      if (!is_valid_utf8(k)) throw bad_field(name, "a keyword is not valid UTF-8 text");
+      if (k.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+      keywords += (keywords.empty() ? "" : ", ") + k;
     }
-    if (!joined.empty()) o.hotwords = joined;
   }
+  if (!keywords.empty()) o.hotwords = keywords;
 
   // 0: openai's fallback schedule; t: t, t + 0.2, ... up to 1.
   const double temperature = number_field(fields, "temperature", 0.0, 0.0, 1.0);

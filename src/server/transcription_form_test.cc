@@ -102,6 +102,17 @@ TEST(TranscriptionForm, ChunkingStrategyAndKeywordsAreOpenais) {
   EXPECT_EQ(refusal({{"chunking_strategy", {"auto"}}, {"vad_filter", {"true"}}}), R(400, "chunking_strategy"));
   EXPECT_EQ(refusal({{"keywords[]", {"a"}}, {"hotwords", {"b"}}}), R(400, "keywords[]"));
   EXPECT_EQ(refusal({{"keywords[]", {"\xff"}}}), R(400, "keywords[]"));
+  // What a fuzzer sent: an empty object, names half in brackets, both forms at once, a NUL, and
+  // fractions of a millisecond.
+  EXPECT_EQ(refusal({{"chunking_strategy", {"{}"}}}), R(400, "chunking_strategy"));
+  for (const char* name : {"chunking_strategy[type", "chunking_strategy[]", "chunking_strategy[[type]]"})
+    EXPECT_EQ(refusal({{name, {"server_vad"}}}), R(400, "chunking_strategy")) << name;
+  EXPECT_EQ(refusal({{"chunking_strategy", {"auto"}}, {"chunking_strategy[type]", {"server_vad"}}}), R(400, "chunking_strategy"));
+  EXPECT_EQ(refusal({{"chunking_strategy", {std::string("auto\0junk", 9)}}}), R(400, "chunking_strategy"));
+  EXPECT_EQ(refusal({{"chunking_strategy[type]", {"server_vad"}}, {"chunking_strategy[prefix_padding_ms]", {"300.5"}}}),
+            R(400, "chunking_strategy"));
+  EXPECT_EQ(parse({{"keywords", {"Kubernetes"}}, {"keywords[]", {" ", "kubectl"}}}).options.hotwords, "kubectl, Kubernetes")
+      << "keywords[] first, then keywords; blank ones skipped";
 }
 
 TEST(TranscriptionForm, EveryBadValueIsA400NamingItsField) {

@@ -74,9 +74,9 @@ void check_transcribe_options(const TranscribeOptions& options) {
   // faster-whisper drops its hotwords where a prefix is given; openai's prefix starts every window.
   if (options.hotwords && !strip_whitespace(*options.hotwords).empty() && present(options.decoding.prefix))
     throw Error("hotwords are not used where a prefix is given, and the prefix starts every window: give one or the other");
-  if (!std::isfinite(options.prompt_reset_on_temperature))
-    throw Error("prompt_reset_on_temperature must be a temperature (openai's is 0.5), got " +
-                number_text(options.prompt_reset_on_temperature));
+  if (!(options.prompt_reset_on_temperature >= -1000 && options.prompt_reset_on_temperature <= 1000))
+    throw Error("prompt_reset_on_temperature must be a temperature from -1000 to 1000 (openai's is 0.5; below 0 "
+                "every window resets the prompt), got " + number_text(options.prompt_reset_on_temperature));
   if (options.language_detection_segments < 1 || options.language_detection_segments > TranscribeOptions::kMostLanguageDetectionSegments)
     throw Error("language_detection_segments must be 1 to " + std::to_string(TranscribeOptions::kMostLanguageDetectionSegments) +
                 " windows of 30 s, got " + std::to_string(options.language_detection_segments));

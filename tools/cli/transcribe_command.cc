@@ -274,7 +274,7 @@ Command add_transcribe_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--prompt-reset-on-temperature", a->prompt_reset_on_temperature,
                   "A window decoded above this temperature does not prompt the next (faster-whisper's)")
-      ->check(within(0.0, 1000.0))
+      ->check(within(-1000.0, 1000.0))
       ->capture_default_str();
   cmd->add_flag("--without-timestamps", a->without_timestamps, "Decode text only, no timestamp tokens");
   cmd->add_option("--compression-ratio-threshold", a->compression_ratio_threshold,
