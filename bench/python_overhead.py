@@ -8,6 +8,7 @@ the same text.
 
 Usage: bench/python_overhead.py --python VENV/bin/python [--cli build/auris] [--model base]
        [--audio ../shared/data/audio/longform/hifitts-dev-concat.flac] [--repeats 5] [--threads 2]
+       [--compute-type float16]
 """
 
 import argparse
@@ -23,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 PYTHON_JOB = """
 import sys
 from auris import WhisperModel
-model = WhisperModel(sys.argv[1], cpu_threads=int(sys.argv[3]))
+model = WhisperModel(sys.argv[1], cpu_threads=int(sys.argv[3]), compute_type=sys.argv[4])
 segments, info = model.transcribe(sys.argv[2], beam_size=5)
 print("".join(s.text for s in segments).strip())
 """
@@ -43,14 +44,16 @@ def main():
     parser.add_argument("--audio", default=str(REPO.parent / "shared/data/audio/longform/hifitts-dev-concat.flac"))
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--compute-type", default="float16", help="both sides' (the CLI's default)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as out:
-        cli = [args.cli, "transcribe", "-m", args.model, "-t", str(args.threads), "--beam-size", "5", "-f", "txt",
+        cli = [args.cli, "transcribe", "-m", args.model, "-t", str(args.threads), "--beam-size", "5",
+               "--compute-type", args.compute_type, "-f", "txt",
                "-o", out, args.audio]
         job = Path(out) / "job.py"
         job.write_text(PYTHON_JOB)
-        python = [args.python, str(job), args.model, args.audio, str(args.threads)]
+        python = [args.python, str(job), args.model, args.audio, str(args.threads), args.compute_type]
         times = {"cli": [], "python": []}
         texts = {}
         timed(cli)  # warm the page cache and the model files
@@ -69,7 +72,7 @@ def main():
     family = [line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
               if line.startswith(("cpu family", "model\t"))][:2]
     print(f"CPU: {cpu} (family {family[0]} model {family[1]}), {os.cpu_count()} cores; "
-          f"{args.model}, beam 5, {args.threads} threads, {Path(args.audio).name}, {args.repeats} runs each")
+          f"{args.model} {args.compute_type}, beam 5, {args.threads} threads, {Path(args.audio).name}, {args.repeats} runs each")
     for name in ("cli", "python"):
         t = times[name]
         print(f"{name:7s} median {statistics.median(t):7.3f} s   min {min(t):7.3f}   max {max(t):7.3f}")

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Load and soak benchmark of `auris serve` (docs/SERVER.md): many clients against one server.
 
-    python3 bench/server_load.py --model tiny.en [--clients 32] [--seconds 120] [--soak-minutes 0]
+    python3 bench/server_load.py --model tiny.en [--compute-type float16] [--clients 32] [--seconds 120]
+                                 [--soak-minutes 0]
                                  [--output bench/results/server_load.json] [--peer URL --peer-model NAME]
 
 It starts build/auris serve itself (a free loopback port, uploads in a private $TMPDIR), then:
@@ -102,12 +103,13 @@ def workload():
     return files
 
 
-def references(model, files, batch_size, threads):
+def references(model, files, batch_size, threads, compute_type):
     """Each file's text from one batched CLI run (its json's "text", stripped), keyed by name; kept in
-    $TMPDIR for the same binary, model, batch size and threads (the CLI takes minutes on two cores)."""
+    $TMPDIR for the same binary, model, compute type, batch size and threads (the CLI takes minutes on two
+    cores)."""
     binary = os.stat(AURIS)
     cache = os.path.join(tempfile.gettempdir(), f"auris-server-load-refs-{os.path.basename(model)}-b{batch_size}-"
-                         f"t{threads}-{binary.st_size}-{int(binary.st_mtime)}.json")
+                         f"t{threads}-{compute_type}-{binary.st_size}-{int(binary.st_mtime)}.json")
     if os.path.exists(cache):
         with open(cache, encoding="utf-8") as handle:
             refs = json.load(handle)
@@ -115,7 +117,8 @@ def references(model, files, batch_size, threads):
             print(f"references: {cache}", flush=True)
             return refs
     out = tempfile.mkdtemp(prefix="auris-server-load-refs-")
-    argv = [AURIS, "transcribe", "--model", model, "--batch-size", str(batch_size), "-f", "json", "-o", out]
+    argv = [AURIS, "transcribe", "--model", model, "--batch-size", str(batch_size),
+            "--compute-type", compute_type, "-f", "json", "-o", out]
     if threads:
         argv += ["--threads", str(threads)]
     start = time.monotonic()
@@ -384,6 +387,7 @@ def main():
     parser.add_argument("--soak-warmup-minutes", type=float, default=None,
                         help="excluded from the RSS windows (default: 2, or a tenth of a shorter soak)")
     parser.add_argument("--max-batch", type=int, default=8, help="the server's --max-batch (and the CLI's --batch-size)")
+    parser.add_argument("--compute-type", default="float16", help="the server's and the CLI's")
     parser.add_argument("--threads", type=int, default=0, help="the server's and the CLI's --threads (0: all cores)")
     parser.add_argument("--max-requests", type=int, default=100000, help="at most this many requests per run")
     parser.add_argument("--request-timeout", type=float, default=900, help="a client gives up after this (s)")
@@ -399,10 +403,10 @@ def main():
 
     files = workload()
     print(f"workload: {len(files)} files, {sum(f['audio_s'] for f in files):.1f} s of audio a round", flush=True)
-    refs = None if args.no_check else references(args.model, files, args.max_batch, args.threads)
+    refs = None if args.no_check else references(args.model, files, args.max_batch, args.threads, args.compute_type)
 
     upload_root = tempfile.mkdtemp(prefix="auris-server-load-tmp-")
-    server_args = ["--model", args.model, "--max-batch", str(args.max_batch),
+    server_args = ["--model", args.model, "--compute-type", args.compute_type, "--max-batch", str(args.max_batch),
                    "--max-queue", str(max(64, 2 * args.clients)), "--request-timeout", "600"]
     if args.threads:
         server_args += ["--threads", str(args.threads)]
