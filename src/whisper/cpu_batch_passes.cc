@@ -17,7 +17,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // Windows per encoder pass. On the CPU the encoder's products are already large for one window (1500
 // rows), and more windows per pass only make its activations outgrow the caches: base's encoder took
 // 2.87 s for 8 windows at 1 a pass, 2.91 s at 2 and 2.99 s at 4, 3.57 s at 8 (auris_batch_scaling).
-constexpr size_t kEncoderWindowsPerPass = 2;
+// Each window more also holds its activations (about 50 MB with base) for the whole run.
+constexpr size_t kEncoderWindowsPerPass = 1;
 
 // What Decoder::forward would refuse for one window, found before the pass that carries every
 // window, so that one window's bad tokens fail that window alone.
@@ -88,7 +89,9 @@ void CpuBatchPasses::encode(std::vector<Encode>& windows) {
         Slot& s = slots_[accepted[i]->slot];
         s.cross.compute(model_, encoder_outputs_[i].data(), cross_projection_);
         s.has_window = true;
-        if (s.self) s.self->set_length(0);
+        // Each of the batch's slots holds a cache: kept at what this window writes, not at the most
+        // any earlier window wrote, the batch's memory stays near batch 1's plus its windows' own.
+        if (s.self) s.self->release_memory();
       }
       std::lock_guard lock(counters_mutex_);
       counters_.encoder_windows += static_cast<long long>(accepted.size());

@@ -12,7 +12,6 @@
 #include "kernels/cpu/row_quantization.h"
 #include "model/half_float.h"
 #include "util/huge_pages.h"
-#include "util/out_of_memory.h"
 
 namespace auris {
 
@@ -132,16 +131,15 @@ void CrossKVCache::head_keys(int layer, int head, float* out) const {
 SelfKVCache::SelfKVCache(int n_layers, int max_rows, int n_ctx, int n_head, int d_head)
     : n_layers_(n_layers), max_rows_(max_rows), n_ctx_(n_ctx), n_head_(n_head), d_head_(d_head) {
   const size_t size = static_cast<size_t>(n_layers) * max_rows * n_head * n_ctx * d_head;
-  k_.reset(static_cast<float*>(std::calloc(size, sizeof(float))));
-  v_.reset(static_cast<float*>(std::calloc(size, sizeof(float))));
-  if (!k_ || !v_) throw OutOfMemory("for the decoder's self-attention cache (" + std::to_string(2 * size * sizeof(float) >> 20) + " MB)");
+  k_ = LazyZeroPages(size * sizeof(float), "for the decoder's self-attention keys");
+  v_ = LazyZeroPages(size * sizeof(float), "for the decoder's self-attention values");
 }
 
 void SelfKVCache::store(int layer, int row, int pos, const float* k, const float* v) {
-  const size_t at = offset(layer, row) + static_cast<size_t>(pos) * d_head_;
+  const size_t at = static_cast<size_t>(pos) * d_head_;
   for (int h = 0; h < n_head_; ++h) {
-    std::memcpy(k_.get() + at + h * head_stride(), k + static_cast<size_t>(h) * d_head_, d_head_ * sizeof(float));
-    std::memcpy(v_.get() + at + h * head_stride(), v + static_cast<size_t>(h) * d_head_, d_head_ * sizeof(float));
+    std::memcpy(keys(layer, row) + at + h * head_stride(), k + static_cast<size_t>(h) * d_head_, d_head_ * sizeof(float));
+    std::memcpy(values(layer, row) + at + h * head_stride(), v + static_cast<size_t>(h) * d_head_, d_head_ * sizeof(float));
   }
 }
 
@@ -173,7 +171,7 @@ void SelfKVCache::reorder(const std::vector<int>& source_rows) {
   scratch_.resize(static_cast<size_t>(threads) * saved * own_size);
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int part = 0; part < 2 * n_layers_; ++part) {
-    float* cache = part < n_layers_ ? k_.get() : v_.get();
+    float* cache = part < n_layers_ ? keys(0, 0) : values(0, 0);
     const int layer = part % n_layers_;
     float* kept = scratch_.data() + static_cast<size_t>(omp_get_thread_num()) * saved * own_size;
     for (int row = 0; row < max_rows_; ++row)

@@ -8,11 +8,10 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
-#include <memory>
 #include <vector>
 
 #include "util/huge_pages.h"
+#include "util/lazy_zero_pages.h"
 
 #include "whisper/whisper_model.h"
 
@@ -78,8 +77,8 @@ class SelfKVCache {
   // few contiguous runs; with the heads side by side in each position's row, two threads each read
   // every other kilobyte, which the hardware prefetchers follow poorly (docs/benchmarks/cpu-kernels.md,
   // "the self-attention cache by head").
-  float* keys(int layer, int row) { return k_.get() + offset(layer, row); }
-  float* values(int layer, int row) { return v_.get() + offset(layer, row); }
+  float* keys(int layer, int row) { return static_cast<float*>(k_.data()) + offset(layer, row); }
+  float* values(int layer, int row) { return static_cast<float*>(v_.data()) + offset(layer, row); }
   long head_stride() const { return static_cast<long>(n_ctx_) * d_head_; }
   int d_head() const { return d_head_; }
   // Writes position pos of a row: k and v are [n_head x d_head], heads side by side (a row of the
@@ -102,6 +101,13 @@ class SelfKVCache {
   // Row 0's filled prefix becomes every row's: identical prompts are prefilled once, stored once and
   // read once per step for all rows.
   void share_prefix() { shared_length_ = length_; }
+  // Empties the cache and gives back the memory its positions took: for a new window, so that a
+  // batch's slots hold what their windows write now, not the most any window ever wrote.
+  void release_memory() {
+    set_length(0);
+    k_.release();
+    v_.release();
+  }
 
  private:
   size_t offset(int layer, int row) const {
@@ -110,13 +116,9 @@ class SelfKVCache {
   int n_layers_, max_rows_, n_ctx_, n_head_, d_head_;
   int length_ = 0;
   int shared_length_ = 0;
-  // Zeroed by calloc: the kernel maps zero pages lazily, so only the positions a window fills take
-  // memory (a static 448-position cache for 5 beams of base is 55 MB; a window fills a third of
-  // each head's part).
-  struct Free {
-    void operator()(float* p) const { std::free(p); }
-  };
-  std::unique_ptr<float[], Free> k_, v_;
+  // Only the positions a window fills take memory: a static 448-position cache for 5 beams of base
+  // is 55 MB, and a window fills a third of each head's part or less.
+  LazyZeroPages k_, v_;
   std::vector<float> scratch_;
 };
 

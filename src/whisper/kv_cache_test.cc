@@ -108,6 +108,27 @@ TEST(SelfKVCache, SharedPromptStaysInRowZeroThroughReorders) {
   EXPECT_EQ(cache.shared_length(), 0);
 }
 
+// A new window in a batch slot: the cache is empty, and every position it held reads as zero again
+// (its pages were handed back), while it can still be filled as before.
+TEST(SelfKVCache, ReleaseMemoryEmptiesItAndLeavesZeros) {
+  SelfKVCache cache = filled_cache();
+  cache.share_prefix();
+  cache.release_memory();
+  EXPECT_EQ(cache.length(), 0);
+  EXPECT_EQ(cache.shared_length(), 0);
+  for (int l = 0; l < kLayers; ++l)
+    for (int r = 0; r < kRows; ++r)
+      for (int p = 0; p < kLength; ++p)
+        for (int c = 0; c < kWidth; ++c) {
+          ASSERT_EQ(at(cache, cache.keys(l, r), p, c), 0.0f) << "layer " << l << " row " << r << " position " << p;
+          ASSERT_EQ(at(cache, cache.values(l, r), p, c), 0.0f) << "layer " << l << " row " << r << " position " << p;
+        }
+  const float k[kWidth] = {1, 2, 3, 4, 5, 6}, v[kWidth] = {-1, -2, -3, -4, -5, -6};
+  cache.store(1, 4, 0, k, v);
+  EXPECT_EQ(at(cache, cache.keys(1, 4), 0, 5), 6.0f);
+  EXPECT_EQ(at(cache, cache.values(1, 4), 0, 5), -6.0f);
+}
+
 // The int8 cross cache (the int8 compute type's) holds every key and value row of every head as
 // int8 times that row's own scale: each component within half a step of the fp32 cache's, and the
 // whole in about a quarter of its bytes.

@@ -1,5 +1,7 @@
 // `auris`: speech recognition with Whisper models. Subcommands: transcribe, detect-language,
 // models, download, convert, wer, serve, stream. Every failure ends in one line on stderr and a non-zero exit.
+#include <malloc.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -50,6 +52,11 @@ void require_finite_numbers(CLI::App& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // glibc gives each thread that allocates a heap of its own (up to 8 a core), and a batch decodes
+  // each window on a thread of its own: at batch 16 the heaps' separate free memory held 70-85 MB
+  // more at peak than 2 shared heaps (docs/BENCHMARKS.md, the batched memory table). A
+  // MALLOC_ARENA_MAX the user sets still decides.
+  if (!std::getenv("MALLOC_ARENA_MAX")) mallopt(M_ARENA_MAX, 2);
   CLI::App app{"auris: fast, faithful OpenAI Whisper speech recognition"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "auris 0.1.0");
