@@ -1,9 +1,9 @@
 // A buffer of zeros that holds memory only where it has been written, and can give it back. Anonymous
 // pages of its own mapping: the kernel backs a page at its first write, and release() returns the
 // written pages, after which the buffer reads as zeros again. A decoder's static self-attention
-// cache (448 positions for every row) is mostly never written by a window; with calloc, whose heap
-// reuse writes the zeros itself once glibc's mmap threshold has risen past the cache's size, every
-// page of every batch slot's cache was resident.
+// cache (448 positions for every row) is written only as far as a window's tokens reach; a batch
+// slot keeps its cache from window to window, and without release() it held every page that any
+// of its earlier windows had written.
 #pragma once
 
 #include <cstddef>
