@@ -206,9 +206,7 @@ void DecodingTask::verify_options() {
 
 std::vector<int> DecodingTask::tokens_of(const TextOrTokens& text_or_tokens, const char* what) const {
   if (const auto* text = std::get_if<std::string>(&text_or_tokens)) {
-    std::string spaced = " ";
-    spaced += strip_whitespace(*text);
-    return tokenizer_.encode(spaced);
+    return tokenizer_.encode(spaced_for_prompt(*text));
   }
   const auto& tokens = std::get<std::vector<int>>(text_or_tokens);
   for (int t : tokens) {

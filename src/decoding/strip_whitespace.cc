@@ -40,4 +40,10 @@ std::string strip_whitespace(std::string_view text) {
   return std::string(text);
 }
 
+std::string spaced_for_prompt(std::string_view text) {
+  std::string spaced = " ";  // appended: GCC 12 warns falsely (-Wrestrict) on " " + a temporary
+  spaced += strip_whitespace(text);
+  return spaced;
+}
+
 }  // namespace auris

@@ -10,4 +10,8 @@ namespace auris {
 
 std::string strip_whitespace(std::string_view text);
 
+// " " + strip_whitespace(text): the text openai encodes for a prompt, a prefix or hotwords, whose
+// first word follows others and so takes its leading space.
+std::string spaced_for_prompt(std::string_view text);
+
 }  // namespace auris

@@ -17,6 +17,12 @@ TEST(StripWhitespace, StripsWhatPythonStripStrips) {
   EXPECT_EQ(strip_whitespace(" \n "), "");
 }
 
+TEST(StripWhitespace, PromptTextTakesOneLeadingSpace) {
+  EXPECT_EQ(spaced_for_prompt("\n  Hello there.  "), " Hello there.");
+  EXPECT_EQ(spaced_for_prompt("word"), " word");
+  EXPECT_EQ(spaced_for_prompt("   "), " ");
+}
+
 TEST(CompressionRatio, MeasuresRepetition) {
   EXPECT_EQ(compression_ratio(""), 0.0);  // zlib.compress(b"") is 8 bytes
   std::string repeated;

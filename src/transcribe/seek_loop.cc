@@ -87,9 +87,7 @@ void check_transcribe_options(const TranscribeOptions& options) {
 
 std::vector<int> prompt_tokens(const Tokenizer& tokenizer, const TextOrTokens& prompt) {
   if (const auto* text = std::get_if<std::string>(&prompt)) {
-    std::string spaced = " ";
-    spaced += strip_whitespace(*text);
-    return tokenizer.encode(spaced);
+    return tokenizer.encode(spaced_for_prompt(*text));
   }
   const auto& tokens = std::get<std::vector<int>>(prompt);
   // Special tokens would end or restart the prompt's text; the decoder reads text tokens there.
@@ -177,7 +175,7 @@ Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, con
   const long most_prompt_tokens = dims.n_text_ctx / 2 - 1;
   std::vector<int> hotword_tokens;
   if (options.hotwords && !strip_whitespace(*options.hotwords).empty()) {
-    hotword_tokens = tokenizer.encode(" " + strip_whitespace(*options.hotwords));
+    hotword_tokens = tokenizer.encode(spaced_for_prompt(*options.hotwords));
     if (static_cast<long>(hotword_tokens.size()) > most_prompt_tokens) hotword_tokens.resize(static_cast<size_t>(most_prompt_tokens));
   }
 
