@@ -284,9 +284,10 @@ Int8Rows quantize_int8_rows(const float* w, int out, int in) {
 
 void stream_product_int8(const float* x, int rows, int ldx, const Int8Rows& w, int in, int out,
                          const StreamingOutput& o) {
-  // Activations to int16 with one scale per input row, |q| <= 16383: pmaddwd's pair sums (at most
-  // 2 * 127 * 16383) then add up over 8192 inputs within int32. The rounding, 1/32766 of the row's
-  // largest value, is far below the weights' (1/254 of theirs).
+  // Activations to int16 with one scale per input row, |q| <= 16383, so pmaddwd's pair sums (at most
+  // 2 * 127 * 16383) fit. The whole sum is bounded within int32 only up to 1,032 inputs; past that it
+  // relies on a row's values not all being near its largest, as a model's activations are not. The
+  // rounding, 1/32766 of the row's largest value, is far below the weights' (1/254 of theirs).
   thread_local std::vector<int16_t> xq;
   thread_local std::vector<float> x_scales;
   xq.resize(static_cast<size_t>(rows) * in);

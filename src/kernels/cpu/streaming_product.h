@@ -35,7 +35,7 @@ void stream_product_bf16(const float* x, int rows, int ldx, const uint16_t* w, i
                          const StreamingOutput& o);
 
 // Weights quantised per output row: values[o][i] * scales[o] ~ w[o][i], values in [-127, 127].
-// stream_product_int8 takes in <= 8192 (int32 sums cannot overflow).
+// stream_product_int8 sums in int32 (streaming_product.cc says when that holds).
 struct Int8Rows {
   std::vector<int8_t> values;  // [out x in]
   std::vector<float> scales;
