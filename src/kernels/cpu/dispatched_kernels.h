@@ -52,6 +52,7 @@
   X(int, half_row_panel_rows, (), ())                                                                            \
   X(float, quantize_row_shifted, (const float* x, int n, uint8_t* q), (x, n, q))                                \
   X(float, quantize_row_symmetric, (const float* x, int n, int8_t* q), (x, n, q))                              \
+  X(float, quantize_weight_row_7bit, (const float* w, int n, int8_t* q, int32_t* sum), (w, n, q, sum))          \
   X(float, quantize_row_int16, (const float* x, int n, int16_t* q), (x, n, q))                                  \
   X(void, dequantize_row,                                                                                        \
     (const int32_t* sums, const int32_t* offsets, const float* column_scales, float row_scale, const float* bias, \

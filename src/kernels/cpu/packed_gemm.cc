@@ -26,8 +26,6 @@ dnnl::engine& cpu_engine() {
   return engine;
 }
 
-// The largest weight magnitude of kInt8 (7 bits, see the header); its activations take 8 bits.
-constexpr float kWeightLevels = 63.0f;
 // Activations are stored as unsigned bytes, shifted by this much (oneDNN's AVX2 kernels take u8 x s8):
 // quantize_row_shifted's offset.
 constexpr int kActivationShift = 128;
@@ -109,22 +107,9 @@ PackedGemm::PackedGemm(const float* weight, int out, int in, const std::vector<f
       state_->shift_sums.resize(out);
 #pragma omp parallel for schedule(static)  // at load: each output's row on its own
       for (int o = 0; o < out; ++o) {
-        const float* row = weight + static_cast<size_t>(o) * in;
-        float largest = 0.0f;
-        for (int i = 0; i < in; ++i) largest = std::max(largest, std::fabs(row[i]));
-        const float scale = largest / kWeightLevels;
         int32_t sum = 0;
-        for (int i = 0; i < in; ++i) {
-          const float level = scale > 0.0f ? std::min(kWeightLevels, std::max(-kWeightLevels, row[i] / scale)) : 0.0f;
-          // To nearest, ties to even, as nearbyint in the default rounding mode (the same for every
-          // float in [-63, 63]): adding and taking off 1.5 * 2^23 leaves no fraction bits. Plain
-          // arithmetic, where nearbyintf was a library call per weight in this file's baseline
-          // build: half of this constructor's time.
-          const auto q = static_cast<int8_t>((level + 12582912.0f) - 12582912.0f);
-          quantized[static_cast<size_t>(o) * in + i] = q;
-          sum += q;
-        }
-        state_->weight_scales[o] = scale;
+        state_->weight_scales[o] =
+            quantize_weight_row_7bit(weight + static_cast<size_t>(o) * in, in, quantized.data() + static_cast<size_t>(o) * in, &sum);
         state_->shift_sums[o] = kActivationShift * sum;
       }
       state_->bias_values = bias;

@@ -84,6 +84,43 @@ float quantize_row_symmetric(const float* x, int n, int8_t* q) {
   return largest / kLevels;
 }
 
+float quantize_weight_row_7bit(const float* w, int n, int8_t* q, int32_t* sum) {
+  constexpr float kWeightLevels = 63.0f;
+  // Adding and taking off 1.5 * 2^23 rounds |level| <= 63 to nearest, halves to even, as nearbyint
+  // does in the default rounding mode; in plain arithmetic, where nearbyintf was a library call.
+  constexpr float kRound = 12582912.0f;
+  const float scale = largest_magnitude(w, n) / kWeightLevels;
+  int32_t total = 0;
+  if (!(scale > 0.0f)) {
+    std::fill_n(q, n, 0);
+    *sum = 0;
+    return scale;
+  }
+  int i = 0;
+#if AURIS_SIMD_AVX2
+  const __m256 divisor = _mm256_set1_ps(scale), lo = _mm256_set1_ps(-kWeightLevels), hi = _mm256_set1_ps(kWeightLevels);
+  const __m256 round = _mm256_set1_ps(kRound);
+  __m256i sums = _mm256_setzero_si256();
+  auto level = [&](const float* p) {  // the division as the definition's, not a multiplication
+    const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_div_ps(simd::load(p), divisor), lo), hi);  // NaN: lo
+    const __m256i l = _mm256_cvttps_epi32(_mm256_sub_ps(_mm256_add_ps(v, round), round));
+    sums = _mm256_add_epi32(sums, l);
+    return l;
+  };
+  for (; i + 32 <= n; i += 32)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i),
+                        bytes_in_order(level(w + i), level(w + i + 8), level(w + i + 16), level(w + i + 24), false));
+  total = simd::reduce_add(sums);
+#endif
+  for (; i < n; ++i) {
+    const float level = std::min(kWeightLevels, std::max(-kWeightLevels, w[i] / scale));
+    q[i] = static_cast<int8_t>((level + kRound) - kRound);
+    total += q[i];
+  }
+  *sum = total;
+  return scale;
+}
+
 float quantize_row_int16(const float* x, int n, int16_t* q) {
   const float largest = largest_magnitude(x, n);
   const float scale = largest > 0.0f ? largest / 16383.0f : 1.0f;

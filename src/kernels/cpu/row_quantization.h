@@ -17,6 +17,11 @@ float quantize_row_shifted(const float* x, int n, uint8_t* q);
 // max |x| / 127.
 float quantize_row_symmetric(const float* x, int n, int8_t* q);
 
+// The int8 encoder's weights (packed_gemm, 7 bits so that AVX2's pair sums of u8 x s8 products fit
+// int16): q[i] = nearbyint(min(63, max(-63, w[i] / scale))) (halves to even, NaN to -63), scale =
+// max |w| / 63, a row of zeros all 0. Returns scale; *sum = the sum of q.
+float quantize_weight_row_7bit(const float* w, int n, int8_t* q, int32_t* sum);
+
 // q[i] = lrint(x[i] / scale) (halves to even), scale = max |x| / 16383 (1 for a row of zeros): a decode
 // step's activations for the int16-pair products, whose pair sums then cannot overflow int32 over
 // 8192 inputs. Returns scale.

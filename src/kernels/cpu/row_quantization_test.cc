@@ -1,4 +1,4 @@
-// The row quantisers (8 and 16 bits) and the dequantiser on the chosen CPU path (ctest runs them on each path),
+// The row quantisers (7, 8 and 16 bits) and the dequantiser on the chosen CPU path (ctest runs them on each path),
 // against their plain definitions: the same integers and scales, halves rounded as each defines
 // them, NaN to the lowest level, at lengths that leave every tail of the vector loops.
 #include "kernels/cpu/row_quantization.h"
@@ -119,6 +119,41 @@ TEST(RowQuantization, Int16ActivationsMatchTheDefinition) {
         ASSERT_EQ(q[i], static_cast<int16_t>(std::lrint(x[i] * (1.0f / scale)))) << "n " << n << " at " << i;
       EXPECT_EQ(q[n], 0x5A5A) << "wrote past the row";
     }
+}
+
+// The int8 encoder's weights: 63 levels from the row's largest magnitude, the division itself, then
+// nearbyint (halves to even), NaN to -63; the sum of the levels beside them.
+void expect_weight_row_matches_definition(const std::vector<float>& w) {
+  const int n = static_cast<int>(w.size());
+  const float scale = largest_magnitude(w) / 63.0f;
+  std::vector<int8_t> q(n + 1, 0x5A);
+  int32_t sum = -1;
+  EXPECT_EQ(quantize_weight_row_7bit(w.data(), n, q.data(), &sum), scale);
+  int32_t expected_sum = 0;
+  for (int i = 0; i < n; ++i) {
+    const float level = scale > 0.0f ? std::min(63.0f, std::max(-63.0f, w[i] / scale)) : 0.0f;
+    ASSERT_EQ(q[i], static_cast<int8_t>(std::nearbyint(level))) << "n " << n << " at " << i << " w " << w[i];
+    expected_sum += q[i];
+  }
+  EXPECT_EQ(sum, expected_sum);
+  EXPECT_EQ(q[n], 0x5A) << "wrote past the row";
+}
+
+TEST(RowQuantization, SevenBitWeightsMatchTheDefinition) {
+  for (int n : kLengths) {
+    expect_weight_row_matches_definition(random_row(n, n + 3));
+    std::vector<float> ties(n);  // largest 63, so scale 1 and every x.5 is a tie
+    for (int i = 0; i < n; ++i) ties[i] = (i % 2 ? -1.0f : 1.0f) * (0.5f + static_cast<float>(i % 62));
+    ties[0] = 63.0f;
+    expect_weight_row_matches_definition(ties);
+    expect_weight_row_matches_definition(std::vector<float>(n, 0.0f));
+    std::vector<float> with_nan = random_row(n, n + 4);
+    with_nan[n / 2] = std::numeric_limits<float>::quiet_NaN();
+    expect_weight_row_matches_definition(with_nan);
+    std::vector<float> with_inf = random_row(n, n + 5);
+    with_inf[n - 1] = -std::numeric_limits<float>::infinity();
+    expect_weight_row_matches_definition(with_inf);
+  }
 }
 
 TEST(RowQuantization, DequantisedRowsMatchTheDefinition) {

@@ -266,8 +266,15 @@ Int8Rows quantize_int8_rows(const float* w, int out, int in) {
 #pragma omp parallel for schedule(static)  // at load: each column on its own
   for (int col = 0; col < out; ++col) {
     const float* wr = w + static_cast<size_t>(col) * in;
-    float max_abs = 0.0f;
-    for (int i = 0; i < in; ++i) max_abs = std::max(max_abs, std::fabs(wr[i]));
+    const float max_abs = [&] {  // NaN left out, as std::max(max_abs, NaN) leaves it
+      constexpr int L = simd::kLanes;
+      simd::Vec lanes = simd::zero();
+      int i = 0;
+      for (; i + L <= in; i += L) lanes = simd::max(simd::abs(simd::load(wr + i)), lanes);
+      float largest = simd::reduce_max(lanes);
+      for (; i < in; ++i) largest = std::max(largest, std::fabs(wr[i]));
+      return largest;
+    }();
     const float scale = max_abs > 0.0f ? max_abs / 127.0f : 1.0f;
     int8_t* qr = q.values.data() + static_cast<size_t>(col) * in;
     for (int i = 0; i < in; ++i) {  // lround's half away from zero, in a loop the compiler vectorises
