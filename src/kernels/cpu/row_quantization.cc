@@ -87,7 +87,7 @@ float quantize_row_symmetric(const float* x, int n, int8_t* q) {
 float quantize_weight_row_7bit(const float* w, int n, int8_t* q, int32_t* sum) {
   constexpr float kWeightLevels = 63.0f;
   // Adding and taking off 1.5 * 2^23 rounds |level| <= 63 to nearest, halves to even, as nearbyint
-  // does in the default rounding mode; in plain arithmetic, where nearbyintf was a library call.
+  // does in the default rounding mode, in vectors and without a library call.
   constexpr float kRound = 12582912.0f;
   const float scale = largest_magnitude(w, n) / kWeightLevels;
   int32_t total = 0;
