@@ -23,8 +23,8 @@ float quantize_row_symmetric(const float* x, int n, int8_t* q);
 float quantize_weight_row_7bit(const float* w, int n, int8_t* q, int32_t* sum);
 
 // q[i] = lrint(x[i] / scale) (halves to even), scale = max |x| / 16383 (1 for a row of zeros): a decode
-// step's activations for the int16-pair products, whose pair sums then cannot overflow int32 over
-// 8192 inputs. Returns scale.
+// step's activations for the int16-pair products, whose pair sums then fit int32 (stream_product_int8
+// says when the whole sum does). Returns scale.
 float quantize_row_int16(const float* x, int n, int16_t* q);
 
 // y[o] = (sums[o] - offsets[o]) * (row_scale * column_scales[o]) + bias[o] (bias may be null).
