@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Load and soak benchmark of `auris serve` (docs/SERVER.md): many clients against one server.
 
-    python3 bench/server_load.py --model tiny.en [--compute-type float16] [--clients 32] [--seconds 120]
+    python3 bench/server_load.py --model tiny.en [--compute-type float16] [--device cpu] [--clients 32] [--seconds 120]
                                  [--soak-minutes 0]
                                  [--output bench/results/server_load.json] [--peer URL --peer-model NAME]
 
@@ -67,7 +67,8 @@ import urllib.parse
 import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATA = os.path.join(ROOT, "..", "shared", "data", "audio")
+# $AURIS_TEST_DATA: the data folder where it is not ../shared/data (a lent GPU machine's bundle).
+DATA = os.path.join(os.environ.get("AURIS_TEST_DATA", os.path.join(ROOT, "..", "shared", "data")), "audio")
 HIFITTS = os.path.join(DATA, "hifitts-6097")
 LONGFORM = os.path.join(DATA, "longform", "hifitts-dev-concat.flac")
 sys.path.insert(0, os.path.join(ROOT, "tests", "server"))
@@ -80,20 +81,25 @@ AURIS = str(AURIS)
 
 # --- the workload --------------------------------------------------------------------------------
 
-def ffprobe_duration(path):
-    out = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path],
-                         capture_output=True, text=True, check=True).stdout
-    return float(out)
+def flac_duration(path):
+    """A FLAC file's duration from its STREAMINFO block (no ffprobe on a lent GPU machine)."""
+    with open(path, "rb") as handle:
+        head = handle.read(42)
+    if head[:4] != b"fLaC" or head[4] & 0x7F != 0:
+        raise ValueError(f"{path}: not a FLAC file that starts with STREAMINFO")
+    info = int.from_bytes(head[18:26], "big")  # 20 bits rate, 3 channels, 5 bits per sample, 36 samples
+    rate, samples = info >> 44, info & ((1 << 36) - 1)
+    return samples / rate
 
 
 def workload():
-    """The 58 clips (manifest order, manifest durations) and the long-form file (ffprobe's duration)."""
+    """The 58 clips (manifest order, manifest durations) and the long-form file (its FLAC header's duration)."""
     files = []
     for line in open(os.path.join(HIFITTS, "manifest.jsonl")):
         row = json.loads(line)
         path = os.path.join(HIFITTS, row["audio_filepath"])
         files.append({"path": path, "audio_s": float(row["duration"])})
-    files.append({"path": LONGFORM, "audio_s": ffprobe_duration(LONGFORM)})
+    files.append({"path": LONGFORM, "audio_s": flac_duration(LONGFORM)})
     for f in files:
         f["name"] = os.path.basename(f["path"])
         f["stem"] = os.path.splitext(f["name"])[0]
@@ -103,13 +109,13 @@ def workload():
     return files
 
 
-def references(model, files, batch_size, threads, compute_type):
+def references(model, files, batch_size, threads, compute_type, device):
     """Each file's text from one batched CLI run (its json's "text", stripped), keyed by name; kept in
     $TMPDIR for the same binary, model, compute type, batch size and threads (the CLI takes minutes on two
     cores)."""
     binary = os.stat(AURIS)
     cache = os.path.join(tempfile.gettempdir(), f"auris-server-load-refs-{os.path.basename(model)}-b{batch_size}-"
-                         f"t{threads}-{compute_type}-{binary.st_size}-{int(binary.st_mtime)}.json")
+                         f"t{threads}-{compute_type}-{device}-{binary.st_size}-{int(binary.st_mtime)}.json")
     if os.path.exists(cache):
         with open(cache, encoding="utf-8") as handle:
             refs = json.load(handle)
@@ -118,7 +124,7 @@ def references(model, files, batch_size, threads, compute_type):
             return refs
     out = tempfile.mkdtemp(prefix="auris-server-load-refs-")
     argv = [AURIS, "transcribe", "--model", model, "--batch-size", str(batch_size),
-            "--compute-type", compute_type, "-f", "json", "-o", out]
+            "--compute-type", compute_type, "--device", device, "-f", "json", "-o", out]
     if threads:
         argv += ["--threads", str(threads)]
     start = time.monotonic()
@@ -388,6 +394,7 @@ def main():
                         help="excluded from the RSS windows (default: 2, or a tenth of a shorter soak)")
     parser.add_argument("--max-batch", type=int, default=8, help="the server's --max-batch (and the CLI's --batch-size)")
     parser.add_argument("--compute-type", default="float16", help="the server's and the CLI's")
+    parser.add_argument("--device", default="cpu", help="the server's and the CLI's (cpu or cuda)")
     parser.add_argument("--threads", type=int, default=0, help="the server's and the CLI's --threads (0: all cores)")
     parser.add_argument("--max-requests", type=int, default=100000, help="at most this many requests per run")
     parser.add_argument("--request-timeout", type=float, default=900, help="a client gives up after this (s)")
@@ -403,10 +410,12 @@ def main():
 
     files = workload()
     print(f"workload: {len(files)} files, {sum(f['audio_s'] for f in files):.1f} s of audio a round", flush=True)
-    refs = None if args.no_check else references(args.model, files, args.max_batch, args.threads, args.compute_type)
+    refs = None if args.no_check else references(args.model, files, args.max_batch, args.threads, args.compute_type,
+                                                 args.device)
 
     upload_root = tempfile.mkdtemp(prefix="auris-server-load-tmp-")
-    server_args = ["--model", args.model, "--compute-type", args.compute_type, "--max-batch", str(args.max_batch),
+    server_args = ["--model", args.model, "--compute-type", args.compute_type, "--device", args.device,
+                   "--max-batch", str(args.max_batch),
                    "--max-queue", str(max(64, 2 * args.clients)), "--request-timeout", "600"]
     if args.threads:
         server_args += ["--threads", str(args.threads)]

@@ -10,7 +10,8 @@
 #   engine  (carry .gpu/data.tar.xz): the CUDA engine's tests on tiny.en against the CPU engine, the
 #           word error rate of each compute type on CUDA over the 58 Hi-Fi TTS utterances, their
 #           batched wall time at batch 1, 8 and 32 (and on large-v3-turbo's shapes, with the speed
-#           call's random weights), and an Nsight Compute profile of a large-v3
+#           call's random weights), `auris serve` under 32 clients against one (bench/server_load.py),
+#           and an Nsight Compute profile of a large-v3
 #           encoder window, cuBLAS attention and fused.
 # Results go to $OUT (the device tool's folder that comes back).
 #
@@ -101,6 +102,10 @@ for b in 1 8 32; do
   echo "batch $b: $(python3 -c "import sys; print(round(float(sys.argv[1]) - float(sys.argv[2]), 2))" "$(date +%s.%N)" "$start") s wall," \
        "WER $("$auris" wer "$work/utterances.ref" "$work/batch.$b")"
 done 2>&1 | tee "$out/batch_cuda.txt"
+log "the server on CUDA (issue 30's S2): 32 clients, then one, 45 s each, every transcript against the CLI's"
+AURIS_BIN=$auris timeout 240 python3 bench/server_load.py --model tiny.en --device cuda --compute-type float16 \
+  --max-batch 32 --clients 32 --seconds 45 --output "$out/server_load_cuda.json" 2>&1 | tee "$out/server_load_cuda.log" |
+  grep -E 'auris (load|single)|ratio|mismatch|fail|Error' | head -20
 if [[ -d $work/models/large-v3-turbo && -f $work/tone.wav ]]; then
   log "batched throughput on large-v3-turbo's shapes (the speed call's random weights): 16 copies of the 45-s tone at batch 1, 8 and 32"
   tones=(); for i in $(seq 16); do tones+=("$work/tone.wav"); done
