@@ -38,5 +38,19 @@ TEST(WeightLayout, ValidateNamesWhatIsWrong) {
   EXPECT_EQ(regular_token_count(m.dims), 50256);
 }
 
+// A checkpoint whose encoder is not 1500 positions long loads in openai/whisper and fails on its
+// first window; here it is refused at load, saying why.
+TEST(WeightLayout, RefusesAnEncoderOfOtherThan1500Positions) {
+  ModelData m = test::synthetic_model();
+  m.dims.n_audio_ctx = 10;
+  m.weights.put("encoder.positional_embedding", Tensor({10, 8}));
+  try {
+    validate_weights(m.weights, m.dims, "x");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the encoder has 10 positions, not Whisper's 1500"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace auris

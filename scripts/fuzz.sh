@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Fuzzes the readers of what users hand auris with libFuzzer: the model files
+# (src/model/model_files_fuzz.cc: ct2, ct2-vocab, safetensors, hf-config, hf-vocab, ggml, vad) and
+# audio files (src/audio/audio_file_fuzz.cc: audio). Builds them with clang and ASan + UBSan into
+# build-fuzz/, writes seed corpora (the synthetic test model in every storage type, whisper.cpp's
+# test files and the Silero VAD file from ../shared/data, one second of audio in a dozen formats
+# from ffmpeg), then runs each target for SECONDS, as many at once as there are cores. Corpora stay
+# in build-fuzz/corpus/ for the next run. A finding goes to build-fuzz/findings/ and ends the run
+# with exit 1. Not part of scripts/test.sh: a campaign, not a test.
+# Usage: scripts/fuzz.sh [SECONDS per target, default 300] [TARGET...]   (needs clang: apt-get install clang)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-300}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(ct2 ct2-vocab safetensors hf-config hf-vocab ggml vad audio)
+out=build-fuzz
+mkdir -p "$out/obj" "$out/findings"
+command -v clang++ >/dev/null || scripts/install_deps.sh clang
+
+# The readers and what they link, compiled alone: the kernels need GCC's target pragmas, which clang
+# ignores, so cpu_path() (half_float.cc's choice of F16C conversions) is answered by a stand-in.
+model_sources=(src/model/model_files_fuzz.cc src/model/model_loader.cc src/model/ct2_loader.cc src/model/ggml_loader.cc
+  src/model/huggingface_loader.cc src/model/huggingface_names.cc src/model/huggingface_writer.cc
+  src/model/ggml_writer.cc src/model/safetensors.cc src/model/model_json.cc src/model/weight_layout.cc
+  src/model/ggml_format.cc src/model/ggml_blocks.cc src/model/half_float.cc src/model/model_registry.cc
+  src/model/model_dims.cc src/model/weights.cc src/model/bpe_merges.cc src/util/mapped_file.cc
+  src/util/huge_pages.cc src/tokenizer/byte_unicode.cc src/vad/ggml_vad_file.cc src/audio/mel_filters.cc
+  "$out/cpu_path_stand_in.cc")
+audio_sources=(src/audio/audio_file_fuzz.cc src/audio/audio_file.cc src/audio/audio_stream.cc)
+printf '#include "kernels/cpu/cpu_path.h"\nnamespace auris { CpuPath cpu_path() { return CpuPath::kAvx2; } }\n' \
+  > "$out/cpu_path_stand_in.cc.new"
+if cmp -s "$out/cpu_path_stand_in.cc.new" "$out/cpu_path_stand_in.cc"; then rm "$out/cpu_path_stand_in.cc.new"
+else mv "$out/cpu_path_stand_in.cc.new" "$out/cpu_path_stand_in.cc"; fi
+flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -Wno-unknown-attributes -fsanitize=fuzzer-no-link,address,undefined
+  -fno-sanitize-recover=undefined -Iinclude -Isrc)
+object_of() { echo "$out/obj/$(echo "$1" | tr / _).o"; }
+# compile SOURCE: its object, unless the object is newer than it and than every header.
+compile() {
+  local object
+  object=$(object_of "$1")
+  if [ -f "$object" ] && [ "$object" -nt "$1" ] && [ -z "$(find src include -name '*.h' -newer "$object" | head -n 1)" ]; then
+    return 0
+  fi
+  clang++ "${flags[@]}" -c "$1" -o "$object"
+}
+# link PROGRAM SOURCES...: compiles them, as many at once as there are cores, then links with libFuzzer.
+link() {
+  local program=$1 objects=() pending=0
+  shift
+  for source in "$@"; do
+    objects+=("$(object_of "$source")")
+    compile "$source" &
+    pending=$((pending + 1))
+    if [ "$pending" -ge "$(nproc)" ]; then wait -n; pending=$((pending - 1)); fi
+  done
+  wait
+  clang++ -fsanitize=fuzzer,address,undefined "${objects[@]}" "${libraries[@]}" -o "$out/$program"
+}
+libraries=()
+link model_files_fuzz "${model_sources[@]}"
+libraries=(-lavformat -lavcodec -lswresample -lavutil)
+link audio_file_fuzz "${audio_sources[@]}"
+
+rm -rf "$out/seeds"
+AURIS_FUZZ_SEEDS="$PWD/$out/seeds" "$out/model_files_fuzz"
+mkdir -p "$out/seeds/vad" "$out/seeds/audio"
+cp ../shared/data/ggml-format/*.bin "$out/seeds/ggml/"
+cp ../shared/data/vad/*.bin "$out/seeds/vad/"
+tone=(-f lavfi -i "sine=frequency=440:duration=1")
+n=0
+for spec in "wav -ar 16000" "wav -ar 44100 -ac 2 -c:a pcm_f32le" "wav -ar 8000 -c:a pcm_u8" "flac -ar 16000" \
+    "mp3 -ar 22050" "ogg -c:a libvorbis" "opus -ar 48000" "m4a -c:a aac" "aiff -ar 16000" "au -ar 16000" \
+    "mka -c:a pcm_s24le" "caf -ar 16000"; do
+  read -r extension options <<< "$spec"
+  n=$((n + 1))
+  # shellcheck disable=SC2086
+  ffmpeg -loglevel error -y "${tone[@]}" $options "$out/seeds/audio/tone$n.$extension" ||
+    echo "(no $extension seed: this ffmpeg cannot write it)"
+done
+export AURIS_FUZZ_WORK="$PWD/$out/work"
+mkdir -p "$AURIS_FUZZ_WORK"
+
+# fuzz TARGET: one target's campaign.
+fuzz() {
+  local program=model_files_fuzz
+  [ "$1" = audio ] && program=audio_file_fuzz
+  mkdir -p "$out/corpus/$1"
+  AURIS_FUZZ_FORMAT=$1 "$out/$program" -max_total_time="$seconds" -max_len=4194304 -print_final_stats=1 \
+    -artifact_prefix="$out/findings/$1-" "$out/corpus/$1" "$out/seeds/$1" > "$out/$1.log" 2>&1 || true
+  echo "$1: $(awk '/stat::number_of_executed_units/ {print $2}' "$out/$1.log") inputs," \
+       "$(find "$out/corpus/$1" -type f | wc -l) in the corpus, $(find "$out/findings" -name "$1-*" | wc -l) findings"
+}
+running=0
+for target in "${targets[@]}"; do
+  fuzz "$target" &
+  running=$((running + 1))
+  if [ "$running" -ge "$(nproc)" ]; then wait -n; running=$((running - 1)); fi
+done
+wait
+rm -rf "$AURIS_FUZZ_WORK"
+if [ -n "$(ls "$out/findings")" ]; then
+  echo "findings (replay one: AURIS_FUZZ_FORMAT=TARGET $out/model_files_fuzz FILE, or $out/audio_file_fuzz FILE):"
+  ls "$out/findings"
+  exit 1
+fi
