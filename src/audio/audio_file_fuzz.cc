@@ -1,9 +1,10 @@
-// A libFuzzer target over the audio files users transcribe, built and run by scripts/fuzz.sh: the
-// input is written to a file and read by load_audio (FFmpeg's demuxers and decoders, then auris's
-// resampling to 16 kHz mono). It must give samples that are finite and within [-1, 1], or throw
-// auris::Error: any other exception, a crash or a sanitizer report is a finding. FFmpeg itself is
-// fuzzed by OSS-Fuzz and is not instrumented here; what is searched is how auris handles what it
-// returns (no stream, no samples, odd rates and layouts, errors mid-stream).
+// A libFuzzer target over the audio files users transcribe, run by scripts/fuzz.sh (ctest replays the
+// test data's audio through tests/fuzz/replay.cc): the input is written to a file and read by
+// load_audio (FFmpeg's demuxers and decoders, then auris's resampling to 16 kHz mono). It must give
+// samples that are finite and within [-1, 1], or throw auris::Error: any other exception, a crash or
+// a sanitizer report is a finding. FFmpeg itself is fuzzed by OSS-Fuzz and is not instrumented
+// here; what is searched is how auris handles what it returns (no stream, no samples, odd rates and
+// layouts, errors mid-stream).
 #include <unistd.h>
 
 #include <cmath>

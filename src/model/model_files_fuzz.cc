@@ -1,4 +1,5 @@
-// A libFuzzer target over the files a user hands auris as a model, built and run by scripts/fuzz.sh.
+// A libFuzzer target over the files a user hands auris as a model, run by scripts/fuzz.sh (and its
+// seeds replayed by ctest through tests/fuzz/replay.cc).
 // AURIS_FUZZ_FORMAT picks the file the input becomes:
 //   ct2          a CTranslate2 directory's model.bin (beside a fixed config.json and vocabulary)
 //   ct2-vocab    that directory's vocabulary.txt (beside a fixed model.bin)
@@ -14,9 +15,11 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "auris/error.h"
 #include "model/model_loader.h"
