@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Fuzzes the readers of what users hand auris with libFuzzer: the model files
-# (src/model/model_files_fuzz.cc: ct2, ct2-vocab, safetensors, hf-config, hf-vocab, ggml, vad) and
-# audio files (src/audio/audio_file_fuzz.cc: audio). Builds them with clang and ASan + UBSan into
+# (src/model/model_files_fuzz.cc: ct2, ct2-vocab, safetensors, hf-config, hf-vocab, ggml, vad), audio
+# files (src/audio/audio_file_fuzz.cc: audio) and text to tokenize (src/tokenizer/tokenizer_fuzz.cc:
+# text, a prompt or hotwords). Builds them with clang and ASan + UBSan into
 # build-fuzz/, writes seed corpora (the synthetic test model in every storage type, whisper.cpp's
 # test files and the Silero VAD file from ../shared/data, one second of audio in a dozen formats
-# from ffmpeg), then runs each target for SECONDS, as many at once as there are cores. Corpora stay
+# from ffmpeg, texts in several scripts), then runs each target for SECONDS, as many at once as there are cores. Corpora stay
 # in build-fuzz/corpus/ for the next run. A finding goes to build-fuzz/findings/ and ends the run
 # with exit 1. Not part of scripts/test.sh: a campaign, not a test.
 # Usage: scripts/fuzz.sh [SECONDS per target, default 300] [TARGET...]   (needs clang: apt-get install clang)
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-300}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(ct2 ct2-vocab safetensors hf-config hf-vocab ggml vad audio)
+[ ${#targets[@]} -gt 0 ] || targets=(ct2 ct2-vocab safetensors hf-config hf-vocab ggml vad audio text)
 out=build-fuzz
 mkdir -p "$out/obj" "$out/findings"
 command -v clang++ >/dev/null || scripts/install_deps.sh clang
@@ -28,6 +29,9 @@ model_sources=(src/model/model_files_fuzz.cc src/model/model_loader.cc src/model
   src/util/huge_pages.cc src/tokenizer/byte_unicode.cc src/vad/ggml_vad_file.cc src/audio/mel_filters.cc
   "$out/cpu_path_stand_in.cc")
 audio_sources=(src/audio/audio_file_fuzz.cc src/audio/audio_file.cc src/audio/audio_stream.cc)
+text_sources=(src/tokenizer/tokenizer_fuzz.cc src/tokenizer/tokenizer.cc src/tokenizer/bpe.cc src/tokenizer/word_split.cc
+  src/tokenizer/tiktoken_file.cc src/tokenizer/languages.cc src/tokenizer/utf8.cc src/tokenizer/byte_unicode.cc
+  src/text/unicode_text.cc src/decoding/strip_whitespace.cc src/util/mapped_file.cc src/util/huge_pages.cc)
 printf '#include "kernels/cpu/cpu_path.h"\nnamespace auris { CpuPath cpu_path() { return CpuPath::kAvx2; } }\n' \
   > "$out/cpu_path_stand_in.cc.new"
 if cmp -s "$out/cpu_path_stand_in.cc.new" "$out/cpu_path_stand_in.cc"; then rm "$out/cpu_path_stand_in.cc.new"
@@ -61,9 +65,12 @@ libraries=()
 link model_files_fuzz "${model_sources[@]}"
 libraries=(-lavformat -lavcodec -lswresample -lavutil)
 link audio_file_fuzz "${audio_sources[@]}"
+libraries=(-lpcre2-8 -licuuc -licui18n)
+link tokenizer_fuzz "${text_sources[@]}"
 
 rm -rf "$out/seeds"
 AURIS_FUZZ_SEEDS="$PWD/$out/seeds" "$out/model_files_fuzz"
+AURIS_FUZZ_SEEDS="$PWD/$out/seeds" "$out/tokenizer_fuzz"
 mkdir -p "$out/seeds/vad" "$out/seeds/audio"
 cp ../shared/data/ggml-format/*.bin "$out/seeds/ggml/"
 cp ../shared/data/vad/*.bin "$out/seeds/vad/"
@@ -85,6 +92,7 @@ mkdir -p "$AURIS_FUZZ_WORK"
 fuzz() {
   local program=model_files_fuzz
   [ "$1" = audio ] && program=audio_file_fuzz
+  [ "$1" = text ] && program=tokenizer_fuzz
   mkdir -p "$out/corpus/$1"
   AURIS_FUZZ_FORMAT=$1 "$out/$program" -max_total_time="$seconds" -max_len=4194304 -print_final_stats=1 \
     -artifact_prefix="$out/findings/$1-" "$out/corpus/$1" "$out/seeds/$1" > "$out/$1.log" 2>&1 || true
@@ -100,7 +108,8 @@ done
 wait
 rm -rf "$AURIS_FUZZ_WORK"
 if [ -n "$(ls "$out/findings")" ]; then
-  echo "findings (replay one: AURIS_FUZZ_FORMAT=TARGET $out/model_files_fuzz FILE, or $out/audio_file_fuzz FILE):"
+  echo "findings (replay one: AURIS_FUZZ_FORMAT=TARGET $out/model_files_fuzz FILE, $out/audio_file_fuzz FILE or"
+  echo "$out/tokenizer_fuzz FILE):"
   ls "$out/findings"
   exit 1
 fi

@@ -60,11 +60,6 @@ void validate_weights(const WeightMap& weights, const ModelDims& dims, const std
   if (dims.n_audio_state != dims.n_text_state)
     throw Error(source + ": encoder width " + std::to_string(dims.n_audio_state) + " differs from decoder width " +
                 std::to_string(dims.n_text_state) + ": not a Whisper model");
-  // openai/whisper loads such a checkpoint and fails on its first window: every Whisper encoder
-  // takes a 30-s window, 3000 mel frames that its stride-2 convolution makes 1500 positions.
-  if (dims.n_audio_ctx != kChunkFrames / 2)
-    throw Error(source + ": the encoder has " + std::to_string(dims.n_audio_ctx) + " positions, not Whisper's " +
-                std::to_string(kChunkFrames / 2) + " (a 30-s window): not a Whisper model auris can run");
   std::set<std::string> expected;
   for (const WeightSpec& spec : expected_weights(dims)) {
     try {
@@ -78,6 +73,11 @@ void validate_weights(const WeightMap& weights, const ModelDims& dims, const std
     if (!expected.count(name))
       throw Error(source + ": unexpected tensor '" + name + "' " + shape_string(weights.shape(name)) +
                   ": the file is not a Whisper model of the size its other tensors say");
+  // A file that agrees with itself on another encoder length (openai/whisper loads it and fails on its
+  // first window): every Whisper encoder takes 3000 mel frames, 1500 positions after its stride 2.
+  if (dims.n_audio_ctx != kChunkFrames / 2)
+    throw Error(source + ": the encoder has " + std::to_string(dims.n_audio_ctx) + " positions, not Whisper's " +
+                std::to_string(kChunkFrames / 2) + " (a 30-s window): not a Whisper model auris can run");
 }
 
 int regular_token_count(const ModelDims& dims) { return dims.is_multilingual() ? 50257 : 50256; }

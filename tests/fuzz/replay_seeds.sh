@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # ctest's replay of the fuzz targets (tests/fuzz/replay.cc): the model target writes its seeds (the
 # synthetic model in every format and storage type) and replays each format's; the audio target
-# replays the test data's audio files. Any input that crashes, trips a sanitizer, or ends in an
+# replays the test data's audio files; the tokenizer target writes and replays its seed texts. Any input that crashes, trips a sanitizer, or ends in an
 # exception other than auris::Error fails the test.
-# Usage: replay_seeds.sh MODEL_TARGET AUDIO_TARGET DATA_DIR   ($AURIS_TEST_DATA, when set, is DATA_DIR)
+# Usage: replay_seeds.sh MODEL_TARGET AUDIO_TARGET TOKENIZER_TARGET DATA_DIR
+#        ($AURIS_TEST_DATA, when set, is DATA_DIR)
 set -euo pipefail
-model_target=$1 audio_target=$2 data=${AURIS_TEST_DATA:-$3}
+model_target=$1 audio_target=$2 tokenizer_target=$3 data=${AURIS_TEST_DATA:-$4}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export AURIS_FUZZ_WORK=$work
@@ -16,6 +17,8 @@ done
 if [ -d "$data/audio" ]; then
   AURIS_FUZZ_FORMAT=vad "$model_target" "$data"/vad/*.bin
   "$audio_target" "$data/audio/jfk.wav" "$data/audio/jfk.flac" "$data"/audio/digits-8k/*.wav
+  AURIS_FUZZ_SEEDS="$work/seeds" "$tokenizer_target"
+  AURIS_TEST_DATA=$data "$tokenizer_target" "$work/seeds/text"/*
 else
-  echo "replay_seeds.sh: no test data at $data: the VAD file and the audio target were not replayed"
+  echo "replay_seeds.sh: no test data at $data: the VAD file, the audio and the text were not replayed"
 fi
