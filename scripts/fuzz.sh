@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Fuzzes the readers of what users hand auris with libFuzzer: the model files
-# (src/model/model_files_fuzz.cc: ct2, ct2-vocab, safetensors, hf-config, hf-vocab, ggml, vad), audio
-# files (src/audio/audio_file_fuzz.cc: audio) and text to tokenize (src/tokenizer/tokenizer_fuzz.cc:
-# text, a prompt or hotwords). Builds them with clang and ASan + UBSan into
+# Fuzzes what users hand auris with libFuzzer: model files (src/model/model_files_fuzz.cc, targets
+# ct2, ct2-vocab, safetensors, hf-config, hf-vocab, ggml, vad), audio files
+# (src/audio/audio_file_fuzz.cc, target audio) and text to tokenize, as a prompt or hotwords
+# (src/tokenizer/tokenizer_fuzz.cc, target text). Builds them with clang and ASan + UBSan into
 # build-fuzz/, writes seed corpora (the synthetic test model in every storage type, whisper.cpp's
 # test files and the Silero VAD file from ../shared/data, one second of audio in a dozen formats
-# from ffmpeg, texts in several scripts), then runs each target for SECONDS, as many at once as there are cores. Corpora stay
-# in build-fuzz/corpus/ for the next run. A finding goes to build-fuzz/findings/ and ends the run
-# with exit 1. Not part of scripts/test.sh: a campaign, not a test.
+# from ffmpeg, texts in several scripts), then runs each target for SECONDS, as many at once as
+# there are cores. Corpora stay in build-fuzz/corpus/ for the next run. A finding goes to
+# build-fuzz/findings/ and ends the run with exit 1. Not part of scripts/test.sh: a campaign, not a
+# test (ctest only replays the seeds: tests/fuzz/replay_seeds.sh).
 # Usage: scripts/fuzz.sh [SECONDS per target, default 300] [TARGET...]   (needs clang: apt-get install clang)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,13 +38,13 @@ printf '#include "kernels/cpu/cpu_path.h"\nnamespace auris { CpuPath cpu_path() 
 if cmp -s "$out/cpu_path_stand_in.cc.new" "$out/cpu_path_stand_in.cc"; then rm "$out/cpu_path_stand_in.cc.new"
 else mv "$out/cpu_path_stand_in.cc.new" "$out/cpu_path_stand_in.cc"; fi
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -Wno-unknown-attributes -fsanitize=fuzzer-no-link,address,undefined
-  -fno-sanitize-recover=undefined -Iinclude -Isrc)
+  -fno-sanitize-recover=undefined -Iinclude -Isrc -Itests)
 object_of() { echo "$out/obj/$(echo "$1" | tr / _).o"; }
 # compile SOURCE: its object, unless the object is newer than it and than every header.
 compile() {
   local object
   object=$(object_of "$1")
-  if [ -f "$object" ] && [ "$object" -nt "$1" ] && [ -z "$(find src include -name '*.h' -newer "$object" | head -n 1)" ]; then
+  if [ -f "$object" ] && [ "$object" -nt "$1" ] && [ -z "$(find src include tests -name '*.h' -newer "$object" | head -n 1)" ]; then
     return 0
   fi
   clang++ "${flags[@]}" -c "$1" -o "$object"

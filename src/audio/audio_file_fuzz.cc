@@ -5,8 +5,6 @@
 // a sanitizer report is a finding. FFmpeg itself is fuzzed by OSS-Fuzz and is not instrumented
 // here; what is searched is how auris handles what it returns (no stream, no samples, odd rates and
 // layouts, errors mid-stream).
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -17,15 +15,11 @@
 
 #include "auris/audio.h"
 #include "auris/error.h"
+#include "fuzz/fuzz_support.h"
 
 namespace {
 
-// Under $AURIS_FUZZ_WORK (scripts/fuzz.sh removes it when the campaign ends) or the temporary directory.
-std::string input_path() {
-  const char* work = std::getenv("AURIS_FUZZ_WORK");
-  const std::filesystem::path root = work ? std::filesystem::path(work) : std::filesystem::temp_directory_path();
-  return root / ("auris-fuzz-audio-" + std::to_string(getpid()));
-}
+std::string input_path() { return auris::fuzz::private_path("audio"); }
 
 }  // namespace
 

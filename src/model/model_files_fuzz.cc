@@ -10,10 +10,7 @@
 //   vad          whisper.cpp's ggml file of Silero VAD
 // Every input must load or throw auris::Error: any other exception, a crash or a sanitizer report is
 // a finding. With AURIS_FUZZ_SEEDS=DIR the program instead writes a seed corpus for each format to
-// DIR/FORMAT/ (the synthetic test model in each storage type) and exits. AURIS_FUZZ_WORK: where the
-// files are written (default: the temporary directory).
-#include <unistd.h>
-
+// DIR/FORMAT/ (the synthetic test model in each storage type) and exits.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +19,7 @@
 #include <utility>
 
 #include "auris/error.h"
+#include "fuzz/fuzz_support.h"
 #include "model/model_loader.h"
 #include "model/model_test_util.h"
 #include "vad/ggml_vad_file.h"
@@ -52,13 +50,7 @@ Format format_from_environment() {
   std::exit(2);
 }
 
-// A private directory of this process: under $AURIS_FUZZ_WORK (scripts/fuzz.sh removes it when the
-// campaign ends) or the temporary directory.
-std::string fixture_directory() {
-  const char* work = std::getenv("AURIS_FUZZ_WORK");
-  const std::filesystem::path root = work ? std::filesystem::path(work) : std::filesystem::temp_directory_path();
-  return root / ("auris-fuzz-" + std::to_string(getpid()));
-}
+std::string fixture_directory() { return fuzz::private_path("model"); }
 
 // The fixed side files of a directory format, in fixture_directory() (removed at a normal exit).
 Target make_target(Format format) {
@@ -135,10 +127,4 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return 0;
 }
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  if (const char* seeds = std::getenv("AURIS_FUZZ_SEEDS")) {
-    write_seeds(seeds);
-    std::exit(0);
-  }
-  return 0;
-}
+extern "C" int LLVMFuzzerInitialize(int*, char***) { return fuzz::write_seeds_if_asked(write_seeds); }

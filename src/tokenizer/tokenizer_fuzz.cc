@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "auris/error.h"
+#include "fuzz/fuzz_support.h"
 #include "tokenizer/tokenizer.h"
 
 namespace {
@@ -78,10 +79,4 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return 0;
 }
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  if (const char* seeds = std::getenv("AURIS_FUZZ_SEEDS")) {
-    write_seeds(seeds);
-    std::exit(0);
-  }
-  return 0;
-}
+extern "C" int LLVMFuzzerInitialize(int*, char***) { return auris::fuzz::write_seeds_if_asked(write_seeds); }
