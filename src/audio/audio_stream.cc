@@ -31,9 +31,10 @@ namespace fs = std::filesystem;
 namespace auris {
 namespace {
 
-// The lowest sample rate taken as real: telephone speech is 8 kHz, and nothing records speech at
-// under 1 kHz.
+// The sample rates taken as real: telephone speech is 8 kHz, and nothing records speech at under
+// 1 kHz; the fastest audio interfaces record at 768 kHz (FFmpeg decodes DSD at 352.8 kHz).
 constexpr int kLowestSampleRate = 1000;
+constexpr int kHighestSampleRate = 768000;
 
 // FFmpeg's capture devices (ALSA, PulseAudio, ...), registered on first use. libavdevice is opened
 // then rather than linked: its dependencies (X11, SDL, PulseAudio, ...) cost every process about
@@ -131,6 +132,11 @@ class Resampler {
     if (rate < kLowestSampleRate) {
       throw Error("the audio says its sample rate is " + std::to_string(rate) + " Hz, below the " +
                   std::to_string(kLowestSampleRate) + " Hz of any speech recording: the file's header is damaged");
+    }
+    // Nor this fast: a 92-byte WAV claiming 1 GHz made the resampler take 13 s and 1.3 GB to set up.
+    if (rate > kHighestSampleRate) {
+      throw Error("the audio says its sample rate is " + std::to_string(rate) + " Hz, above the " +
+                  std::to_string(kHighestSampleRate) + " Hz of any audio recording: the file's header is damaged");
     }
     AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO;
     SwrContext* swr = nullptr;
