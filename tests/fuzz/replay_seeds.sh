@@ -14,6 +14,8 @@ AURIS_FUZZ_SEEDS="$work/seeds" "$model_target"
 for format in ct2 ct2-vocab safetensors hf-config hf-vocab ggml; do
   AURIS_FUZZ_FORMAT=$format "$model_target" "$work/seeds/$format"/*
 done
+# What the fuzzer found (tests/fuzz/regressions/TARGET-what.ext), replayed as found.
+"$audio_target" "$(dirname "$0")"/regressions/audio-*
 if [ -d "$data/audio" ]; then
   AURIS_FUZZ_FORMAT=vad "$model_target" "$data"/vad/*.bin
   "$audio_target" "$data/audio/jfk.wav" "$data/audio/jfk.flac" "$data"/audio/digits-8k/*.wav
