@@ -140,6 +140,10 @@ TEST_F(HuggingFaceBadInput, BadConfigAndMissingFiles) {
   EXPECT_NE(error().find("no \"num_mel_bins\""), std::string::npos) << error();
   std::ofstream(dir + "/config.json") << "{oops";
   EXPECT_NE(error().find("not valid JSON"), std::string::npos);
+  // Nested deeper than the stack could print it back in an error message.
+  std::ofstream(dir + "/config.json") << R"({"model_type": "whisper", "num_mel_bins": )" << std::string(1000000, '[')
+                                      << std::string(1000000, ']') << "}";
+  EXPECT_NE(error().find("nested deeper than"), std::string::npos) << error();
   fs::remove(dir + "/config.json");
   EXPECT_NE(error().find("no config.json"), std::string::npos);
 }

@@ -2,6 +2,7 @@
 
 #include "auris/error.h"
 #include "tokenizer/byte_unicode.h"
+#include "util/bounded_json.h"
 #include "util/mapped_file.h"
 
 namespace auris {
@@ -9,7 +10,7 @@ namespace auris {
 nlohmann::json read_json_file(const std::string& path) {
   const std::string text = read_text_file(path);
   try {
-    return nlohmann::json::parse(text);
+    return parse_bounded_json(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error("'" + path + "' is not valid JSON (" + e.what() + "): the download may be incomplete");
   }

@@ -7,6 +7,7 @@
 
 #include "auris/error.h"
 #include "model/half_float.h"
+#include "util/bounded_json.h"
 #include "util/byte_reader.h"
 
 namespace auris {
@@ -34,7 +35,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : file_(std::make_uniq
   const uint64_t data_size = in.remaining();
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(header_text);
+    header = parse_bounded_json(header_text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(what + " has a corrupted header (" + e.what() + ")");
   }

@@ -68,6 +68,8 @@ TEST(Safetensors, RejectsBadFiles) {
       {file_with_header(R"({"x":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}})", "12345678"), "I64"},
       {file_with_header(R"({"x":{"dtype":"F32","shape":[-1],"data_offsets":[0,8]}})", "12345678"), "invalid shape"},
       {file_with_header(R"({"x":[1,2]})", ""), "malformed"},
+      // Nested deeper than the stack could print it back in the message about a malformed entry.
+      {file_with_header(R"({"x":)" + std::string(1000000, '[') + std::string(1000000, ']') + "}", ""), "nested deeper than"},
   };
   for (const auto& [bytes, expected] : cases) {
     write(path, bytes);

@@ -14,6 +14,7 @@
 #include "auris/stream.h"
 #include "server/realtime_audio.h"
 #include "server/realtime_session_config.h"
+#include "util/bounded_json.h"
 
 namespace auris::server {
 namespace {
@@ -117,9 +118,10 @@ struct RealtimeSession::State {
     try {
       json event;
       try {
-        event = json::parse(message);
-      } catch (const json::exception&) {
-        throw RealtimeEventError{"invalid_json", "", "the event is not valid JSON: send one JSON object per message"};
+        event = parse_bounded_json(message);
+      } catch (const json::exception& e) {
+        throw RealtimeEventError{"invalid_json", "", std::string("the event is not valid JSON (") + e.what() +
+                                                         "): send one JSON object per message"};
       }
       if (!event.is_object()) throw RealtimeEventError{"invalid_json", "", "the event must be a JSON object"};
       if (const json* id = json_member(event, "event_id"); id && id->is_string()) client_event_id = id->get<std::string>();

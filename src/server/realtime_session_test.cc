@@ -203,6 +203,9 @@ TEST_F(RealtimeSessionTest, BadEventsGetErrorsAndTheSessionGoesOn) {
       {R"({"type": "session.update", "session": {"audio": {"input": {"format": {"type": "audio/pcm", "rate": 192000}}}}})", "invalid_value"},
       {R"({"type": "session.update", "session": {"include": ["item.input_audio_transcription.logprobs"]}})", "invalid_value"},
       {R"({"type": "transcription_session.update", "session": {"input_audio_format": "opus"}})", "invalid_value"},
+      // Nested deeper than the stack could print it back in an error message (a message may be 16 MiB).
+      {R"({"type": "session.update", "session": {"include": [)" + std::string(1000000, '[') + std::string(1000000, ']') + "]}}",
+       "invalid_json"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& [event, code] = cases[i];

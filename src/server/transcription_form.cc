@@ -9,6 +9,7 @@
 #include "server/http_error.h"
 #include "tokenizer/languages.h"
 #include "tokenizer/utf8.h"
+#include "util/bounded_json.h"
 #include "util/number_text.h"
 #include "util/shown_text.h"
 
@@ -102,9 +103,13 @@ std::optional<VadParameters> chunking_strategy(const FormFields& fields, const s
       p.model = vad_model;
       return p;
     }
-    const nlohmann::json parsed = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-    if (!parsed.is_object())
-      throw bad_field(kName, "'" + shown(*text) + "' is not \"auto\" or a server_vad object (JSON, numbers within a double's range)");
+    nlohmann::json parsed;
+    try {
+      parsed = parse_bounded_json(*text);
+    } catch (const nlohmann::json::exception& e) {
+      throw bad_field(kName, "'" + shown(*text) + "' is not \"auto\" or a server_vad object (" + e.what() + ")");
+    }
+    if (!parsed.is_object()) throw bad_field(kName, "'" + shown(*text) + "' is not \"auto\" or a server_vad object");
     for (const auto& [key, value] : parsed.items())
       object[key] = {value.is_string() ? value.get<std::string>() : value.dump()};
   }

@@ -109,6 +109,14 @@ TEST(TranscriptionForm, ChunkingStrategyAndKeywordsAreOpenais) {
     EXPECT_EQ(refusal({{name, {"server_vad"}}}), R(400, "chunking_strategy")) << name;
   EXPECT_EQ(refusal({{"chunking_strategy", {"auto"}}, {"chunking_strategy[type]", {"server_vad"}}}), R(400, "chunking_strategy"));
   EXPECT_EQ(refusal({{"chunking_strategy", {std::string("auto\0junk", 9)}}}), R(400, "chunking_strategy"));
+  // Nested as deep as a field's 64 KiB allow: printing it back in a message would recurse that deep.
+  try {
+    parse({{"chunking_strategy", {R"({"type": )" + std::string(32000, '[') + std::string(32000, ']') + "}"}}});
+    ADD_FAILURE() << "parsed";
+  } catch (const HttpError& e) {
+    EXPECT_EQ(R(e.status(), e.param()), R(400, "chunking_strategy"));
+    EXPECT_NE(std::string(e.what()).find("nested deeper than 64 levels"), std::string::npos) << e.what();
+  }
   EXPECT_EQ(refusal({{"chunking_strategy[type]", {"server_vad"}}, {"chunking_strategy[prefix_padding_ms]", {"300.5"}}}),
             R(400, "chunking_strategy"));
   EXPECT_EQ(parse({{"keywords", {"Kubernetes"}}, {"keywords[]", {" ", "kubectl"}}}).options.hotwords, "kubectl, Kubernetes")

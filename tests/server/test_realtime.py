@@ -144,6 +144,21 @@ def test_bad_chunks_get_errors_and_the_session_goes_on(realtime_server):
     assert words(events[-1].transcript) == JFK.split()
 
 
+def test_an_event_nested_a_million_deep_gets_an_error_and_the_session_goes_on(realtime_server):
+    # Printed back in the error about `include`, it would recurse a million deep and end the server.
+    url = realtime_server.url.replace("http://", "ws://") + "/v1/realtime?intent=transcription"
+    with websockets.sync.client.connect(url, max_size=None) as ws:
+        assert json.loads(ws.recv())["type"] == "session.created"
+        n = 1_000_000
+        ws.send('{"type": "session.update", "session": {"include": [' + "[" * n + "]" * n + "]}}")
+        error = json.loads(ws.recv())
+        assert error["type"] == "error" and error["error"]["code"] == "invalid_json", error
+        assert "nested deeper than 64 levels" in error["error"]["message"]
+        ws.send(json.dumps({"type": "session.update", "session": {"include": ["auris.tentative"]}}))
+        assert json.loads(ws.recv())["type"] == "session.updated"
+    assert requests.get(realtime_server.url + "/health", timeout=10).status_code == 200
+
+
 def test_clients_that_vanish_free_their_session(realtime_server):
     url = realtime_server.url.replace("http://", "ws://") + "/v1/realtime?intent=transcription"
     data = pcm24k(audio("jfk.flac"))
