@@ -4,6 +4,7 @@
 #include "tokenizer/byte_unicode.h"
 #include "util/bounded_json.h"
 #include "util/mapped_file.h"
+#include "util/shown_text.h"
 
 namespace auris {
 
@@ -12,7 +13,7 @@ nlohmann::json read_json_file(const std::string& path) {
   try {
     return parse_bounded_json(text);
   } catch (const nlohmann::json::exception& e) {
-    throw Error("'" + path + "' is not valid JSON (" + e.what() + "): the download may be incomplete");
+    throw Error("'" + path + "' is not valid JSON (" + shown(e.what()) + "): the download may be incomplete");
   }
 }
 

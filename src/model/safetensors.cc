@@ -9,6 +9,7 @@
 #include "model/half_float.h"
 #include "util/bounded_json.h"
 #include "util/byte_reader.h"
+#include "util/shown_text.h"
 
 namespace auris {
 namespace {
@@ -37,7 +38,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : file_(std::make_uniq
   try {
     header = parse_bounded_json(header_text);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(what + " has a corrupted header (" + e.what() + ")");
+    throw Error(what + " has a corrupted header (" + shown(e.what()) + ")");
   }
   if (!header.is_object()) throw Error(what + " has a header that is not a JSON object");
   for (const auto& [name, info] : header.items()) {

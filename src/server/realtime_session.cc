@@ -15,6 +15,7 @@
 #include "server/realtime_audio.h"
 #include "server/realtime_session_config.h"
 #include "util/bounded_json.h"
+#include "util/shown_text.h"
 
 namespace auris::server {
 namespace {
@@ -120,7 +121,7 @@ struct RealtimeSession::State {
       try {
         event = parse_bounded_json(message);
       } catch (const json::exception& e) {
-        throw RealtimeEventError{"invalid_json", "", std::string("the event is not valid JSON (") + e.what() +
+        throw RealtimeEventError{"invalid_json", "", "the event is not valid JSON (" + shown(e.what()) +
                                                          "): send one JSON object per message"};
       }
       if (!event.is_object()) throw RealtimeEventError{"invalid_json", "", "the event must be a JSON object"};

@@ -206,6 +206,8 @@ TEST_F(RealtimeSessionTest, BadEventsGetErrorsAndTheSessionGoesOn) {
       // Nested deeper than the stack could print it back in an error message (a message may be 16 MiB).
       {R"({"type": "session.update", "session": {"include": [)" + std::string(1000000, '[') + std::string(1000000, ']') + "]}}",
        "invalid_json"},
+      // A megabyte-long string left open: the message quotes it cut short.
+      {R"({"type": ")" + std::string(1000000, 'a'), "invalid_json"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& [event, code] = cases[i];
@@ -214,7 +216,9 @@ TEST_F(RealtimeSessionTest, BadEventsGetErrorsAndTheSessionGoesOn) {
     const std::vector<json> errors = of_type(events.wait_for("error", i + 1), "error");
     ASSERT_FALSE(errors.empty());
     EXPECT_EQ(errors.back().at("error").at("code"), code) << event;
-    EXPECT_FALSE(errors.back().at("error").at("message").get<std::string>().empty());
+    const std::string message = errors.back().at("error").at("message").get<std::string>();
+    EXPECT_FALSE(message.empty());
+    EXPECT_LT(message.size(), 1000u) << message.substr(0, 1000);
   }
 
   // The session still works, with its settings as before the refused updates.

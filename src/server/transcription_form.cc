@@ -107,7 +107,7 @@ std::optional<VadParameters> chunking_strategy(const FormFields& fields, const s
     try {
       parsed = parse_bounded_json(*text);
     } catch (const nlohmann::json::exception& e) {
-      throw bad_field(kName, "'" + shown(*text) + "' is not \"auto\" or a server_vad object (" + e.what() + ")");
+      throw bad_field(kName, "'" + shown(*text) + "' is not \"auto\" or a server_vad object (" + shown(e.what()) + ")");
     }
     if (!parsed.is_object()) throw bad_field(kName, "'" + shown(*text) + "' is not \"auto\" or a server_vad object");
     for (const auto& [key, value] : parsed.items())
