@@ -98,7 +98,7 @@ struct RealtimeSession::State {
   void emit_error(const RealtimeEventError& e, const std::string& client_event_id) {
     emit({{"type", "error"},
           {"error",
-           {{"type", "invalid_request_error"},
+           {{"type", e.code == "server_error" ? "server_error" : "invalid_request_error"},
             {"code", e.code},
             {"message", e.message},
             {"param", e.param.empty() ? json(nullptr) : json(e.param)},
@@ -159,6 +159,10 @@ struct RealtimeSession::State {
       }
     } catch (const RealtimeEventError& e) {
       emit_error(e, client_event_id);
+    } catch (const std::exception& e) {
+      // Not the client's fault (memory, the host's find_model): the event fails, the session and the
+      // transport's thread go on.
+      emit_error({"server_error", "", std::string("the event could not be handled: ") + e.what()}, client_event_id);
     }
   }
 

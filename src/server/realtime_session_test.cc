@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -70,6 +71,8 @@ class RealtimeSessionTest : public test::TinyEnSuite {
     TinyEnSuite::SetUp();
     if (IsSkipped()) return;
     environment_.find_model = [](const std::string& name) {
+      // A host that breaks find_model's contract (auris::Error for a name not served).
+      if (name == "broken-host") throw std::runtime_error("the host's model table is gone");
       if (!name.empty() && name != "whisper-1" && name != "tiny.en") throw Error("the model '" + name + "' is not served here");
       return std::make_pair(std::string("tiny.en"), model_);
     };
@@ -196,6 +199,7 @@ TEST_F(RealtimeSessionTest, BadEventsGetErrorsAndTheSessionGoesOn) {
       {R"({"type": "input_audio_buffer.commit"})", "input_audio_buffer_commit_empty"},
       {R"({"type": "session.update", "session": {"type": "realtime"}})", "invalid_value"},
       {R"({"type": "session.update", "session": {"audio": {"input": {"transcription": {"model": "large-v3"}}}}})", "model_not_found"},
+      {R"({"type": "session.update", "session": {"audio": {"input": {"transcription": {"model": "broken-host"}}}}})", "server_error"},
       {R"({"type": "session.update", "session": {"audio": {"input": {"transcription": {"language": "klingon"}}}}})", "invalid_value"},
       {R"({"type": "session.update", "session": {"audio": {"input": {"transcription": {"beam_size": 0}}}}})", "invalid_value"},
       {R"({"type": "session.update", "session": {"audio": {"input": {"turn_detection": {"type": "semantic_vad"}}}}})", "invalid_value"},
@@ -215,7 +219,8 @@ TEST_F(RealtimeSessionTest, BadEventsGetErrorsAndTheSessionGoesOn) {
     // One at a time: the commit's error comes from the worker, the others at once.
     const std::vector<json> errors = of_type(events.wait_for("error", i + 1), "error");
     ASSERT_FALSE(errors.empty());
-    EXPECT_EQ(errors.back().at("error").at("code"), code) << event;
+    EXPECT_EQ(errors.back().at("error").at("code"), code) << event.substr(0, 200);
+    EXPECT_EQ(errors.back().at("error").at("type"), code == "server_error" ? "server_error" : "invalid_request_error");
     const std::string message = errors.back().at("error").at("message").get<std::string>();
     EXPECT_FALSE(message.empty());
     EXPECT_LT(message.size(), 1000u) << message.substr(0, 1000);
