@@ -118,22 +118,28 @@ void RealtimeEndpoint::serve(const httplib::Request& request, httplib::Response&
     shutdown(fd, SHUT_RDWR);
     return;
   }
-  Live live{connection.get(), session.get()};
-  bool admitted = false;
   {
-    std::lock_guard lock(mutex_);
-    admitted = !stopping_;  // stop() may have run during the handshake
-    if (admitted) live_.insert(&live);
-  }
-  if (admitted) {
-    connection->run([s = session.get()](std::string_view message) { s->receive(message); });
-  } else {
-    connection->close(1001, "the server is shutting down");
-    connection->run([](std::string_view) {});
-  }
-  {
-    std::lock_guard lock(mutex_);
-    live_.erase(&live);
+    // Listed for stop() while it runs, and unlisted on every path out, before the session goes.
+    struct Listing {
+      RealtimeEndpoint* endpoint;
+      Live live;
+      bool admitted = false;
+      ~Listing() {
+        std::lock_guard lock(endpoint->mutex_);
+        endpoint->live_.erase(&live);
+      }
+    } listing{this, {connection.get(), session.get()}};
+    {
+      std::lock_guard lock(mutex_);
+      listing.admitted = !stopping_;  // stop() may have run during the handshake
+      if (listing.admitted) live_.insert(&listing.live);
+    }
+    if (listing.admitted) {
+      connection->run([s = session.get()](std::string_view message) { s->receive(message); });
+    } else {
+      connection->close(1001, "the server is shutting down");
+      connection->run([](std::string_view) {});
+    }
   }
   session.reset();  // its worker stops before the connection it sends to goes
   connection.reset();
