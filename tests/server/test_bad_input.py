@@ -246,6 +246,20 @@ def test_text_field_that_is_not_utf8(server, healthy, field):
     healthy(server, transcribe=False)
 
 
+@pytest.mark.parametrize("fields", [
+    {f"f{i}": "1" for i in range(1001)},                    # a thousand and one fields
+    {"prompt": ["x" * 65536] * 17},                           # 17 fields of 64 KiB: over 1 MiB in all
+])
+def test_text_fields_past_their_total(server, healthy, fields):
+    """The text fields stay in memory (the file goes to disk): a form of a million one-byte fields
+    held three times its upload limit before they were bounded in all."""
+    r = post(server, {"model": "tiny.en", **fields}, jfk_upload())
+    check_response(r, 400, code="invalid_value")
+    assert "more than 1000 text fields or more than 1 MiB" in r.json()["error"]["message"]
+    healthy(server, transcribe=False)
+    assert post(server, {"model": "tiny.en", **{f"f{i}": "1" for i in range(900)}}, jfk_upload()).status_code == 200
+
+
 @pytest.mark.parametrize("filename", ["a\r\nb.flac", "a\nb.flac"])
 def test_filename_with_a_line_break(server, healthy, filename):
     """A raw line break in the quoted filename ends the part's header early, leaving a part with no
