@@ -30,6 +30,8 @@ constexpr size_t kPieceSamples = 1600;
 // by the next (as `auris stream` does), so the steps stretch to the decode time instead of the queue
 // growing; this bounds the buffer of a session far behind.
 constexpr size_t kMaxDrainSamples = 10 * 16000;
+// A client event holds a few dozen values; a message of 16 MiB could hold 8 million (270 MB parsed).
+constexpr size_t kMaxEventValues = 4096;
 
 }  // namespace
 
@@ -119,7 +121,7 @@ struct RealtimeSession::State {
     try {
       json event;
       try {
-        event = parse_bounded_json(message);
+        event = parse_bounded_json(message, kMaxEventValues);
       } catch (const json::exception& e) {
         throw RealtimeEventError{"invalid_json", "", "the event is not valid JSON (" + shown(e.what()) +
                                                          "): send one JSON object per message"};

@@ -26,6 +26,21 @@ TEST(BoundedJson, RefusesDeeperNestingAsAParseError) {
   }
 }
 
+TEST(BoundedJson, CountsEveryValueAgainstTheBoundOnValues) {
+  const std::string text = R"({"a": [1, 2, {"b": null}], "c": "x"})";  // 7 values, the outer object too
+  EXPECT_EQ(parse_bounded_json(text, 7), nlohmann::json::parse(text));
+  try {
+    parse_bounded_json(text, 6);
+    ADD_FAILURE() << "parsed";
+  } catch (const nlohmann::json::parse_error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 6 values"), std::string::npos) << e.what();
+  }
+  std::string zeros = "[0";
+  for (int i = 1; i < 1000000; ++i) zeros += ",0";
+  EXPECT_THROW(parse_bounded_json(zeros + "]", 4096), nlohmann::json::parse_error);
+  EXPECT_EQ(parse_bounded_json(zeros + "]").size(), 1000000u);
+}
+
 TEST(BoundedJson, RefusesMalformedTextAsNlohmannDoes) {
   EXPECT_THROW(parse_bounded_json("{oops"), nlohmann::json::parse_error);
   EXPECT_THROW(parse_bounded_json(""), nlohmann::json::parse_error);

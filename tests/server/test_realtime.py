@@ -144,16 +144,27 @@ def test_bad_chunks_get_errors_and_the_session_goes_on(realtime_server):
     assert words(events[-1].transcript) == JFK.split()
 
 
-def test_an_event_nested_a_million_deep_gets_an_error_and_the_session_goes_on(realtime_server):
-    # Printed back in the error about `include`, it would recurse a million deep and end the server.
+def peak_memory_kib(server):
+    with open(f"/proc/{server.process.pid}/status") as status:
+        return int(re.search(r"^VmHWM:\s+(\d+) kB", status.read(), re.M).group(1))
+
+
+def test_hostile_events_get_errors_and_the_session_goes_on(realtime_server):
     url = realtime_server.url.replace("http://", "ws://") + "/v1/realtime?intent=transcription"
     with websockets.sync.client.connect(url, max_size=None) as ws:
         assert json.loads(ws.recv())["type"] == "session.created"
+        # Printed back in the error about `include`, it would recurse a million deep and end the server.
         n = 1_000_000
         ws.send('{"type": "session.update", "session": {"include": [' + "[" * n + "]" * n + "]}}")
         error = json.loads(ws.recv())
         assert error["type"] == "error" and error["error"]["code"] == "invalid_json", error
         assert "nested deeper than 64 levels" in error["error"]["message"]
+        # 16 MiB of "[0,0,...": eight million values held 270 MB once parsed.
+        before = peak_memory_kib(realtime_server)
+        ws.send("[" + "0," * (8 * 1024 * 1024 - 2) + "0]")
+        error = json.loads(ws.recv())
+        assert error["error"]["code"] == "invalid_json" and "more than 4096 values" in error["error"]["message"], error
+        assert peak_memory_kib(realtime_server) - before < 100 * 1024
         ws.send(json.dumps({"type": "session.update", "session": {"include": ["auris.tentative"]}}))
         assert json.loads(ws.recv())["type"] == "session.updated"
     assert requests.get(realtime_server.url + "/health", timeout=10).status_code == 200
