@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 
+#include "audio/duration_limit.h"
 #include "audio/sample_source.h"
 #include "auris/error.h"
 #include "batch/batch_scheduler.h"
@@ -322,13 +323,16 @@ struct TranscriptionServer::Impl {
     };
     std::shared_ptr<BatchScheduler::Ticket> ticket;
     try {
-      ticket = model.scheduler->submit(std::make_unique<AudioFileSource>(pending->upload->path()), form.options,
-                                       std::move(callbacks));
+      std::unique_ptr<SampleSource> audio = std::make_unique<AudioFileSource>(pending->upload->path());
+      if (options.max_audio_seconds > 0)
+        audio = std::make_unique<DurationLimitedSource>(std::move(audio), options.max_audio_seconds);
+      ticket = model.scheduler->submit(std::move(audio), form.options, std::move(callbacks));
     } catch (const Error& e) {
       // The decoder names the file it read: the client knows it by its own name.
       std::string message = e.what();
       for (size_t at; (at = message.find(pending->upload->path())) != std::string::npos;)
         message.replace(at, pending->upload->path().size(), filename.empty() ? "the upload" : filename);
+      if (dynamic_cast<const AudioTooLong*>(&e)) throw HttpError(413, message, "file", "audio_too_long");
       throw HttpError(400, message, "file", "invalid_audio");
     }
     const std::string task = form.options.decoding.task;

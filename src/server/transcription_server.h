@@ -29,6 +29,7 @@ struct ServerOptions {
   int max_queue = 64;
   size_t max_upload_bytes = size_t{100} << 20;
   double request_timeout_s = 300;
+  double max_audio_seconds = 0;  // an upload's longest audio, counted as it is decoded (413 past it); 0: no limit
   int max_sessions = 4;  // realtime WebSocket sessions open at once (GET /v1/realtime); 0: none
   int threads = 0;  // CPU threads of each model's batched passes; 0: all cores
   std::string vad_model = "silero-vad";

@@ -22,7 +22,7 @@ import urllib.parse
 import pytest
 import requests
 
-from conftest import Server, audio
+from conftest import VAD_MODEL, Server, audio
 
 TRANSCRIPTIONS = "/v1/audio/transcriptions"
 
@@ -563,6 +563,25 @@ def test_api_key(healthy, tmp_path):
         r = requests.get(s.url + "/v1/models", headers={"Authorization": "Bearer secret"}, timeout=10)
         assert r.status_code == 200 and [m["id"] for m in r.json()["data"]] == ["tiny.en"], r.text
         healthy(s, headers={"Authorization": "Bearer secret"})
+    finally:
+        code = s.stop()
+    assert code == 0, f"exit {code} after SIGTERM:\n" + "".join(s.log[-30:])
+    assert not upload_files(tmp_path), list(tmp_path.rglob("*"))
+
+
+def test_audio_past_the_duration_limit(healthy, tmp_path, long_form_mp3):
+    """--max-audio-minutes counts the decoded samples, not the header: a 232-s MP3 of 0.9 MB gets 413,
+    with VAD too, and jfk (11 s) passes under the 3-minute limit."""
+    if not VAD_MODEL.exists():
+        pytest.skip(f"{VAD_MODEL} is missing")
+    s = Server("--model", "tiny.en", "--max-audio-minutes", "3", "--threads", "2", "--vad-model", str(VAD_MODEL),
+               env={"TMPDIR": str(tmp_path)})
+    try:
+        for fields in ({"model": "tiny.en"}, {"model": "tiny.en", "vad_filter": "true"}):
+            r = requests.post(s.url + TRANSCRIPTIONS, data=fields, files={"file": ("long.mp3", long_form_mp3)}, timeout=60)
+            error = check_response(r, 413, code="audio_too_long")
+            assert error["param"] == "file" and "long.mp3 is longer than 3 minutes" in error["message"], error
+        healthy(s)
     finally:
         code = s.stop()
     assert code == 0, f"exit {code} after SIGTERM:\n" + "".join(s.log[-30:])

@@ -24,6 +24,7 @@ struct ServeArgs {
   std::string compute_type = "float16";  // the CLI's default, so the server answers what transcribe prints
   std::string device = "cpu";
   int max_upload_mb = 100;
+  double max_audio_minutes = 0;
   server::ServerOptions options;
   const CLI::Option* vad_model_option = nullptr;  // given: checked at start, not at the first request with VAD
 };
@@ -56,6 +57,7 @@ int serve(const ServeArgs& a) {
   if (options.api_key.empty())
     if (const char* key = std::getenv("AURIS_API_KEY")) options.api_key = key;
   options.max_upload_bytes = static_cast<size_t>(a.max_upload_mb) << 20;
+  options.max_audio_seconds = a.max_audio_minutes * 60;
   server::TranscriptionServer server(std::move(models), options);
   const int port = server.bind();
   std::fprintf(stderr, "auris: listening on http://%s:%d\n",
@@ -95,6 +97,10 @@ Command add_serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-upload-mb", a->max_upload_mb, "Largest upload; larger ones get 413")
       ->check(within(1, 16384))
+      ->capture_default_str();
+  cmd->add_option("--max-audio-minutes", a->max_audio_minutes,
+                  "Longest audio an upload may hold, counted as it is decoded (longer ones get 413); 0: no limit")
+      ->check(within(0.0, 1e6))
       ->capture_default_str();
   cmd->add_option("--request-timeout", a->options.request_timeout_s, "Seconds a request body may take to arrive (408 after)")
       ->check(within(0.1, 86400.0))
