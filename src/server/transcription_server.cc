@@ -35,8 +35,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr size_t kMaxFieldBytes = 64 * 1024;  // a text field (a prompt is at most a few hundred tokens)
-// The text fields in all, kept in memory while the file goes to disk: without these, a form of a
-// million one-byte fields held three times its upload limit.
+// The text fields in all, kept in memory while the file goes to disk: without these bounds, a form
+// of a million one-byte fields held three times its own size.
 constexpr size_t kMaxTextFields = 1000;
 constexpr size_t kMaxTextBytes = 1 << 20;
 // How much more than --max-upload-mb a refused request's body may be for it to be read and dropped
@@ -205,7 +205,7 @@ struct TranscriptionServer::Impl {
     body = BodyRead::kPartlyRead;
     guard->body_started(req.remote_addr, req.remote_port);
     bool timed_out = false, too_large = false, disk_full = false, field_too_large = false, two_files = false,
-         unnamed_part = false, fields_too_many = false;
+         unnamed_part = false, form_text_too_large = false;
     size_t text_fields = 0, text_bytes = 0;
     const bool read = reader(
         [&](const httplib::MultipartFormData& part) {
@@ -220,7 +220,7 @@ struct TranscriptionServer::Impl {
             filename = part.filename;
           } else {
             text_bytes += current.size();
-            if (++text_fields > kMaxTextFields || text_bytes > kMaxTextBytes) return !(fields_too_many = true);
+            if (++text_fields > kMaxTextFields || text_bytes > kMaxTextBytes) return !(form_text_too_large = true);
             fields[current].emplace_back();
           }
           return true;
@@ -234,7 +234,7 @@ struct TranscriptionServer::Impl {
           std::string& value = fields[current].back();
           if (value.size() + size > kMaxFieldBytes) return !(field_too_large = true);
           text_bytes += size;
-          if (text_bytes > kMaxTextBytes) return !(fields_too_many = true);
+          if (text_bytes > kMaxTextBytes) return !(form_text_too_large = true);
           value.append(data, size);
           return true;
         });
@@ -246,7 +246,7 @@ struct TranscriptionServer::Impl {
     if (too_large) throw HttpError(413, "the upload is larger than this server takes (" + limit_text() + ")", "file", "file_too_large");
     if (disk_full) throw HttpError(507, "the server could not store the upload (its disk is full)", "file", "", "server_error");
     if (field_too_large) throw HttpError(400, "the field '" + current + "' is longer than 64 KiB", current, "invalid_value");
-    if (fields_too_many)
+    if (form_text_too_large)
       throw HttpError(400, "the form has more than " + std::to_string(kMaxTextFields) + " text fields or more than 1 MiB of them in all",
                       "", "invalid_value");
     if (two_files) throw HttpError(400, "send one 'file' field, not several", "file", "invalid_value");
