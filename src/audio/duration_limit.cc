@@ -10,8 +10,8 @@ namespace {
 
 class LimitedPass : public SamplePass {
  public:
-  LimitedPass(std::unique_ptr<SamplePass> pass, const std::string& name, double max_seconds, int64_t max_samples)
-      : pass_(std::move(pass)), name_(name), max_seconds_(max_seconds), max_samples_(max_samples) {}
+  LimitedPass(std::unique_ptr<SamplePass> pass, std::string name, double max_seconds, int64_t max_samples)
+      : pass_(std::move(pass)), name_(std::move(name)), max_seconds_(max_seconds), max_samples_(max_samples) {}
 
   size_t read(std::vector<float>& out, size_t max_samples) override {
     const size_t n = pass_->read(out, max_samples);
@@ -24,7 +24,7 @@ class LimitedPass : public SamplePass {
 
  private:
   std::unique_ptr<SamplePass> pass_;
-  const std::string& name_;
+  std::string name_;
   double max_seconds_;
   int64_t max_samples_;
   int64_t read_ = 0;
