@@ -18,9 +18,16 @@ using DownloadProgress = std::function<void(const std::string& file, long long d
 // cache_dir/NAME and returns that directory, which Model::load accepts. A model already there
 // is returned as it is, without the network. cache_dir "" is model_cache_dir(). Files land under a
 // ".partial" name and are renamed once complete, so an interrupted download never looks like a
-// model. Throws auris::Error for an unknown name (listing the known ones) or a failed transfer
-// (the URL and HTTP status). progress may be empty.
+// model. Every file is checked against the hub's listing of it (size, and SHA-256 or Git blob id).
+// Throws auris::Error for an unknown name (listing the known ones), a failed transfer (the URL and
+// HTTP status) or a file that is not what the hub lists. progress may be empty.
 std::string download_model(const std::string& name, const std::string& cache_dir = "",
                            const DownloadProgress& progress = nullptr);
+
+// Downloads a VAD model ("silero-vad": whisper.cpp's ggml file of Silero VAD v6.2.0) into cache_dir
+// and returns the file's path, which VadParameters::model accepts; one already there is returned
+// without the network. Throws auris::Error for an unknown name or a failed transfer.
+std::string download_vad_model(const std::string& name = "silero-vad", const std::string& cache_dir = "",
+                               const DownloadProgress& progress = nullptr);
 
 }  // namespace auris

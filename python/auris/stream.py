@@ -55,7 +55,7 @@ class StreamingTranscriber:
             raise ValueError(f"task must be 'transcribe' or 'translate', got '{task}'")
         if vad_filter and vad_parameters is None:
             vad_parameters = VadOptions(min_silence_duration_ms=500, speech_pad_ms=100)
-        vad, _ = _vad_dict(vad_filter, vad_parameters)
+        vad, _ = _vad_dict(vad_filter, vad_parameters, model.local_files_only)
         options = _engine_options(
             task=task, language=language, beam_size=beam_size, best_of=5, patience=1.0, length_penalty=1,
             repetition_penalty=1.0, no_repeat_ngram_size=0, max_new_tokens=None,

@@ -149,7 +149,9 @@ def _clip_timestamps(clip_timestamps: Union[str, List[float]]) -> List[float]:
     return [] if clips == [0.0] else clips
 
 
-def _vad_dict(vad_filter: bool, vad_parameters) -> Tuple[Optional[dict], Optional[VadOptions]]:
+def _vad_dict(vad_filter: bool, vad_parameters, local_files_only: bool) -> Tuple[Optional[dict], Optional[VadOptions]]:
+    """The VAD options as the engine takes them, the VAD model downloaded into auris's model cache the
+    first time it is named (faster-whisper's wheel carries its VAD model), unless local_files_only."""
     if not vad_filter:
         return None, None
     if vad_parameters is None:
@@ -160,7 +162,10 @@ def _vad_dict(vad_filter: bool, vad_parameters) -> Tuple[Optional[dict], Optiona
         options = vad_parameters
     else:
         raise TypeError("vad_parameters must be a dict or an auris.VadOptions")
-    return asdict(options), options
+    engine_options = asdict(options)
+    if not local_files_only and not os.path.exists(options.model) and _core.is_vad_model(options.model):
+        engine_options["model"] = _core.download_vad_model(options.model, _core.model_cache_dir())
+    return engine_options, options
 
 
 def _engine_options(*, task, language, beam_size, best_of, patience, length_penalty, repetition_penalty,
@@ -287,6 +292,7 @@ class WhisperModel:
         if not os.path.exists(path) and _core.is_registry_model(path):
             path = download_model(path, cache_dir=download_root, local_files_only=local_files_only)
         self.model = _core.Model(engine_path(path), _COMPUTE_TYPES[compute_type], device)
+        self.local_files_only = local_files_only
         self.device = device
         self.cpu_threads = cpu_threads
         self.num_workers = num_workers
@@ -312,7 +318,7 @@ class WhisperModel:
             raise ValueError("auris computes the log-mel spectrogram itself: pass audio, not features")
         if audio is None:
             raise ValueError("detect_language needs the audio: a path, a binary file object or float32 samples")
-        vad, _ = _vad_dict(vad_filter, vad_parameters)
+        vad, _ = _vad_dict(vad_filter, vad_parameters, self.local_files_only)
         samples = _audio_input(audio)
         if isinstance(samples, str):
             samples = _core.load_audio(samples)
@@ -485,7 +491,7 @@ def _transcribe(model: WhisperModel, batch_size: int, audio, language, task, log
         raise TypeError(f"log_progress must be True or False, got {type(log_progress).__name__}")
     temperatures = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
     clips = _clip_timestamps(clip_timestamps)
-    vad, vad_options = _vad_dict(vad_filter, vad_parameters)
+    vad, vad_options = _vad_dict(vad_filter, vad_parameters, model.local_files_only)
     samples = _audio_input(audio)
     options = _engine_options(
         task=task, language=language, beam_size=beam_size, best_of=best_of, patience=patience,

@@ -14,8 +14,8 @@ class VadOptions:
     max_speech_duration_s: longer speech is cut at its last silence.
     min_silence_duration_ms: silence this long ends speech.
     speech_pad_ms: kept on each side of the speech.
-    model: the VAD model, a name in auris's model cache ("silero-vad", from
-        `auris download silero-vad`) or the path of a whisper.cpp ggml Silero VAD file.
+    model: the VAD model: "silero-vad" (downloaded into auris's model cache the first time, unless
+        the WhisperModel has local_files_only) or the path of a whisper.cpp ggml Silero VAD file.
     """
 
     threshold: float = 0.5

@@ -3,7 +3,9 @@ segments, a lazy generator that can be closed, one model shared by threads, and 
 a Python exception that says what is wrong."""
 
 import dataclasses
+import hashlib
 import io
+import json
 import os
 import pathlib
 import subprocess
@@ -83,6 +85,37 @@ def test_vad_reports_the_speech_and_keeps_the_timeline(tiny_en, jfk, data, cli):
     assert segments[0].start >= 19.5, "times are on the original timeline"
     with pytest.raises(TypeError, match="unknown_knob"):
         tiny_en.transcribe(padded, vad_filter=True, vad_parameters={"unknown_knob": 1})
+
+
+def _publish_on_file_hub(hub, repo, name, source):
+    """Serves source as repo's file on a file:// stand-in for the Hugging Face Hub, with the listing
+    (its size and SHA-256, as the Hub lists an LFS file) that the downloader checks it against."""
+    content = pathlib.Path(source).read_bytes()
+    served = hub / repo / "resolve" / "main" / name
+    served.parent.mkdir(parents=True)
+    served.write_bytes(content)
+    listing = hub / "api" / "models" / repo / "tree" / "main"
+    listing.parent.mkdir(parents=True)
+    entry = {"type": "file", "path": name, "size": len(content), "oid": "0" * 40,
+             "lfs": {"oid": hashlib.sha256(content).hexdigest(), "size": len(content), "pointerSize": 134}}
+    listing.write_text(json.dumps([entry]))
+
+
+def test_vad_model_is_downloaded_the_first_time(tiny_en, cache_dir, jfk, data, tmp_path, monkeypatch):
+    """vad_filter=True works on a fresh machine, as faster-whisper's, whose wheel carries its VAD."""
+    _publish_on_file_hub(tmp_path / "hub", "ggml-org/whisper-vad", "ggml-silero-v6.2.0.bin",
+                         data / "vad" / "for-tests-silero-v6.2.0-ggml.bin")
+    monkeypatch.setenv("AURIS_HUB_ENDPOINT", f"file://{tmp_path / 'hub'}")
+    monkeypatch.setenv("AURIS_MODEL_DIR", str(tmp_path / "cache"))
+    offline = WhisperModel(str(cache_dir / "tiny.en"), cpu_threads=1, local_files_only=True)
+    with pytest.raises(auris.AurisError, match="auris download silero-vad"):
+        offline.transcribe(jfk, vad_filter=True)
+    assert not (tmp_path / "cache").exists()
+    segments, info = tiny_en.transcribe(jfk, beam_size=1, vad_filter=True)
+    assert "ask not what your country" in "".join(s.text for s in segments)
+    assert (tmp_path / "cache" / "ggml-silero-v6.2.0.bin").read_bytes() == \
+        (data / "vad" / "for-tests-silero-v6.2.0-ggml.bin").read_bytes()
+    assert info.vad_options.model == "silero-vad"
 
 
 def test_faster_whispers_penalties_and_hotwords_equal_the_clis(tiny_en, jfk, cli):

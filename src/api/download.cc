@@ -23,4 +23,11 @@ std::string download_model(const std::string& name, const std::string& cache_dir
   return plan.destination;
 }
 
+std::string download_vad_model(const std::string& name, const std::string& cache_dir, const DownloadProgress& progress) {
+  const DownloadPlan plan = plan_vad_download(name, cache_dir.empty() ? model_cache_dir() : cache_dir);
+  if (std::filesystem::is_regular_file(plan.destination)) return plan.destination;
+  run_download(plan, progress);
+  return plan.destination;
+}
+
 }  // namespace auris

@@ -7,6 +7,7 @@
 #include "api/model_impl.h"
 #include "auris/error.h"
 #include "model/model_loader.h"
+#include "model/model_registry.h"
 #include "whisper/kv_cache.h"
 #include "util/shown_text.h"
 
@@ -41,6 +42,9 @@ std::string resolve_model_path(const std::string& path_or_name) {
                 "directory, a whisper.cpp ggml file, or a model name");
   const fs::path cached = fs::path(model_cache_dir()) / path_or_name;
   if (model_path_exists(cached)) return cached.string();
+  if (!find_registry_model(path_or_name))
+    throw Error("model '" + shown(path_or_name) + "' is neither a path nor a model name auris knows (`auris models` "
+                "lists them: tiny.en, base, small, ..., large-v3-turbo)");
   throw Error("model '" + shown(path_or_name) + "' not found (looked for the path and for " + shown(cached.string()) +
               "): run `auris download " + shown(path_or_name) + "`, or scripts/fetch_models.sh for the test models, "
               "or pass the path of a model directory or ggml file");

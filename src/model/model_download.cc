@@ -4,11 +4,16 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <functional>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "auris/error.h"
+#include "model/hub_listing.h"
 #include "model/model_registry.h"
+#include "util/content_digest.h"
 
 namespace fs = std::filesystem;
 
@@ -27,36 +32,43 @@ std::string file_url(const std::string& repo, const std::string& file) {
   return hub_endpoint() + "/" + repo + "/resolve/main/" + file;
 }
 
+using Progress = std::function<void(const std::string&, long long, long long)>;
+
+// Where a transfer's bytes go: `take` returns false to stop it.
 struct Transfer {
-  std::FILE* out;
+  std::function<bool(const char*, size_t)> take;
   std::string file;
-  const std::function<void(const std::string&, long long, long long)>* progress;
+  const Progress* progress;
+  std::exception_ptr failure;  // thrown by take: kept across libcurl's C frames, rethrown after
 };
 
-size_t write_chunk(char* data, size_t size, size_t count, void* user) {
+size_t take_chunk(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
-  return std::fwrite(data, size, count, t->out) * size;
+  try {
+    return t->take(data, size * count) ? size * count : 0;
+  } catch (...) {
+    t->failure = std::current_exception();
+    return 0;
+  }
 }
 
 int report_progress(void* user, curl_off_t total, curl_off_t done, curl_off_t, curl_off_t) {
   auto* t = static_cast<Transfer*>(user);
-  if (*t->progress) (*t->progress)(t->file, static_cast<long long>(done), static_cast<long long>(total));
+  if (t->progress && *t->progress) (*t->progress)(t->file, static_cast<long long>(done), static_cast<long long>(total));
   return 0;
 }
 
-void fetch(const std::string& url, const fs::path& target, const std::string& file,
-           const std::function<void(const std::string&, long long, long long)>& progress) {
+// GETs url into t.take; throws auris::Error with the URL and what failed.
+void transfer(const std::string& url, Transfer& t) {
   static const bool initialised = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
   if (!initialised) throw Error("cannot initialise libcurl");
   std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(target.c_str(), "wb"), std::fclose);
-  if (!curl || !out) throw Error("cannot write '" + target.string() + "': check the cache directory is writable");
-  Transfer t{out.get(), file, &progress};
+  if (!curl) throw Error("cannot initialise libcurl");
   char message[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl.get(), CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(curl.get(), CURLOPT_FAILONERROR, 1L);
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, write_chunk);
+  curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, take_chunk);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(curl.get(), CURLOPT_XFERINFOFUNCTION, report_progress);
   curl_easy_setopt(curl.get(), CURLOPT_XFERINFODATA, &t);
@@ -66,9 +78,65 @@ void fetch(const std::string& url, const fs::path& target, const std::string& fi
   curl_easy_setopt(curl.get(), CURLOPT_LOW_SPEED_LIMIT, 1L);  // give up on a stalled transfer
   curl_easy_setopt(curl.get(), CURLOPT_LOW_SPEED_TIME, 60L);
   const CURLcode rc = curl_easy_perform(curl.get());
+  if (t.failure) std::rethrow_exception(t.failure);
   if (rc != CURLE_OK)
     throw Error("download of " + url + " failed: " + (message[0] ? message : curl_easy_strerror(rc)));
+}
+
+// The hub's listing of a repository's files, which every downloaded file is checked against.
+std::map<std::string, HubFile> fetch_listing(const std::string& repo) {
+  constexpr size_t kMaxListingBytes = 16 << 20;
+  const std::string url = hub_listing_url(hub_endpoint(), repo);
+  std::string text;
+  bool too_long = false;
+  Transfer t{[&](const char* data, size_t size) {
+               too_long = text.size() + size > kMaxListingBytes;
+               if (!too_long) text.append(data, size);
+               return !too_long;
+             },
+             "", nullptr, nullptr};
+  try {
+    transfer(url, t);
+  } catch (const Error& e) {
+    throw Error(std::string(too_long ? "the hub's file listing is over 16 MiB: " + url : e.what()) +
+                " (auris checks every file it downloads against the hub's listing; a mirror set by "
+                "AURIS_HUB_ENDPOINT must serve /api/models/REPO/tree/main too)");
+  }
+  return parse_hub_listing(text);
+}
+
+// Downloads url into target and checks it against the hub's entry for it.
+void fetch(const std::string& url, const fs::path& target, const std::string& file, const HubFile& expected,
+           const Progress& progress) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(target.c_str(), "wb"), std::fclose);
+  if (!out) throw Error("cannot write '" + target.string() + "': check the cache directory is writable");
+  ContentDigest digest =
+      expected.check == HubFile::Check::kGitBlob ? ContentDigest::git_blob(expected.size) : ContentDigest::sha256();
+  long long received = 0;
+  bool too_long = false;
+  Transfer t{[&](const char* data, size_t size) {
+               received += static_cast<long long>(size);
+               too_long = received > expected.size;  // not a byte more than the listing's size is written
+               if (too_long) return false;
+               digest.update(data, size);
+               return std::fwrite(data, 1, size, out.get()) == size;
+             },
+             file, &progress, nullptr};
+  try {
+    transfer(url, t);
+  } catch (const Error&) {
+    if (!too_long) throw;
+  }
   if (std::fflush(out.get()) != 0) throw Error("cannot write '" + target.string() + "': disk full?");
+  if (too_long || received != expected.size)
+    throw Error("download of " + url + " is " + (too_long ? "longer" : "shorter") + " than the " +
+                std::to_string(expected.size) + " bytes the hub lists for it; nothing was kept: run the download again");
+  if (expected.check == HubFile::Check::kSize) return;
+  const std::string got = digest.hex();
+  if (got != expected.digest)
+    throw Error("download of " + url + " is corrupt: its " +
+                (expected.check == HubFile::Check::kSha256 ? "SHA-256" : "Git blob id") + " is " + got +
+                ", the hub lists " + expected.digest + "; nothing was kept: run the download again");
 }
 
 // One file (a ggml model) straight into the cache directory.
@@ -79,6 +147,7 @@ DownloadPlan single_file_plan(const std::string& name, const std::string& repo, 
   plan.destination = (fs::path(cache_dir) / file).string();
   plan.files = {file};
   plan.urls = {file_url(repo, file)};
+  plan.repo = repo;
   return plan;
 }
 
@@ -98,6 +167,7 @@ DownloadPlan plan_download(const std::string& name, DownloadFormat format, const
       const std::string vocabulary = model.n_vocab == 51866 ? "vocabulary.json" : "vocabulary.txt";
       plan.files = {"config.json", "model.bin", "tokenizer.json", vocabulary};
       for (const auto& f : plan.files) plan.urls.push_back(file_url(model.ct2_repo, f));
+      plan.repo = model.ct2_repo;
       return plan;
     }
     case DownloadFormat::kHuggingFace:
@@ -106,6 +176,7 @@ DownloadPlan plan_download(const std::string& name, DownloadFormat format, const
       plan.files = {"config.json", "generation_config.json", "model.safetensors", "vocab.json", "merges.txt",
                     "tokenizer.json"};
       for (const auto& f : plan.files) plan.urls.push_back(file_url(model.hf_repo, f));
+      plan.repo = model.hf_repo;
       return plan;
   }
   throw Error("unknown download format");
@@ -138,9 +209,14 @@ void run_download(const DownloadPlan& plan,
   fs::remove_all(partial, ec);
   const bool single_file = plan.files.size() == 1 && dest.filename() == plan.files[0];
   try {
+    const std::map<std::string, HubFile> listing = fetch_listing(plan.repo);
     fs::create_directories(single_file ? dest.parent_path() : partial);
-    for (size_t i = 0; i < plan.files.size(); ++i)
-      fetch(plan.urls[i], single_file ? partial : partial / plan.files[i], plan.files[i], progress);
+    for (size_t i = 0; i < plan.files.size(); ++i) {
+      const auto expected = listing.find(plan.files[i]);
+      if (expected == listing.end())
+        throw Error("the hub does not list " + plan.files[i] + " in " + plan.repo + " (" + plan.urls[i] + ")");
+      fetch(plan.urls[i], single_file ? partial : partial / plan.files[i], plan.files[i], expected->second, progress);
+    }
     fs::remove_all(dest, ec);
     fs::rename(partial, dest);
   } catch (const fs::filesystem_error& e) {

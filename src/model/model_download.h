@@ -1,6 +1,6 @@
 // Fetching official models from the Hugging Face Hub into the model cache (`auris download`): the
 // only code in auris that touches the network. Files land in DEST.partial and are renamed into place
-// when complete, so an interrupted download never looks like a model.
+// when complete and checked, so an interrupted or corrupted download never looks like a model.
 #pragma once
 
 #include <functional>
@@ -13,6 +13,7 @@ enum class DownloadFormat { kCTranslate2, kHuggingFace, kGgml };
 
 struct DownloadPlan {
   std::string name;                // registry name, e.g. "tiny.en"
+  std::string repo;                // the hub repository every file comes from
   std::string destination;         // directory (ctranslate2, huggingface) or file (ggml)
   std::vector<std::string> urls;   // one per file
   std::vector<std::string> files;  // destination-relative file names, parallel to urls
@@ -29,8 +30,10 @@ DownloadPlan plan_vad_download(const std::string& name, const std::string& cache
 // The VAD model file for a path (returned as is when it exists) or a VAD model name (looked up in
 // cache_dir, where `auris download` puts it). Throws auris::Error saying how to get it otherwise.
 std::string resolve_vad_model_path(const std::string& path_or_name, const std::string& cache_dir);
-// Fetches every file of the plan; progress(file, bytes_done, bytes_total) is called as data arrives.
-// Throws auris::Error (HTTP status or transfer error, with the URL) and leaves no partial model behind.
+// Fetches every file of the plan, each checked against the hub's listing of the repository (its size,
+// and its SHA-256 or Git blob id: hub_listing.h); progress(file, bytes_done, bytes_total) is called as
+// data arrives. Throws auris::Error (HTTP status or transfer error, with the URL; a file that is not
+// what the hub lists) and leaves no partial model behind.
 void run_download(const DownloadPlan& plan,
                   const std::function<void(const std::string&, long long, long long)>& progress = nullptr);
 

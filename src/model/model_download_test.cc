@@ -1,5 +1,5 @@
-// The downloader, exercised against a local "hub" served through file:// URLs (libcurl handles them
-// like HTTP): real transfers, no network.
+// The downloader, exercised against a local "hub" served through file:// URLs (tests/file_hub.h):
+// real transfers, no network.
 #include "model/model_download.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "auris/error.h"
+#include "file_hub.h"
 #include "model/model_registry.h"
 #include "test_support.h"
 
@@ -20,17 +21,26 @@ namespace {
 class Download : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = test::temp_dir();
-    hub_ = root_ + "/hub";
     cache_ = root_ + "/cache";
-    setenv("AURIS_HUB_ENDPOINT", ("file://" + hub_).c_str(), 1);
+    setenv("AURIS_HUB_ENDPOINT", hub_.endpoint().c_str(), 1);
   }
   void TearDown() override { unsetenv("AURIS_HUB_ENDPOINT"); }
   void publish(const std::string& repo, const std::string& file, const std::string& content) {
-    fs::create_directories(hub_ + "/" + repo + "/resolve/main");
-    std::ofstream(hub_ + "/" + repo + "/resolve/main/" + file) << content;
+    hub_.publish_text(repo, file, content);
   }
-  std::string root_, hub_, cache_;
+  // Publishes tiny.en's four files and returns its plan.
+  DownloadPlan publish_tiny_en() {
+    const DownloadPlan plan = plan_download("tiny.en", DownloadFormat::kCTranslate2, cache_);
+    for (const std::string& f : plan.files) publish(kTinyEnRepo, f, "content of " + f);
+    return plan;
+  }
+  void expect_nothing_kept(const DownloadPlan& plan) {
+    EXPECT_FALSE(fs::exists(plan.destination));
+    EXPECT_FALSE(fs::exists(plan.destination + ".partial"));
+  }
+  static constexpr const char* kTinyEnRepo = "Systran/faster-whisper-tiny.en";
+  std::string root_ = test::temp_dir(), cache_;
+  test::FileHub hub_{root_ + "/hub"};
 };
 
 TEST_F(Download, PlansTheRealHubLocations) {
@@ -45,8 +55,8 @@ TEST_F(Download, PlansTheRealHubLocations) {
 }
 
 TEST_F(Download, FetchesEveryFileIntoTheCache) {
-  const DownloadPlan plan = plan_download("tiny.en", DownloadFormat::kCTranslate2, cache_);
-  for (const std::string& f : plan.files) publish("Systran/faster-whisper-tiny.en", f, "content of " + f);
+  const DownloadPlan plan = publish_tiny_en();
+  EXPECT_EQ(plan.repo, kTinyEnRepo);
   long long reported = 0;
   run_download(plan, [&](const std::string&, long long done, long long) { reported = std::max(reported, done); });
   for (const std::string& f : plan.files) {
@@ -60,10 +70,49 @@ TEST_F(Download, FetchesEveryFileIntoTheCache) {
 
 TEST_F(Download, AMissingFileLeavesNoPartialModel) {
   const DownloadPlan plan = plan_download("tiny.en", DownloadFormat::kCTranslate2, cache_);
-  publish("Systran/faster-whisper-tiny.en", "config.json", "{}");  // the rest is missing
-  EXPECT_THROW(run_download(plan), Error);
-  EXPECT_FALSE(fs::exists(plan.destination));
-  EXPECT_FALSE(fs::exists(plan.destination + ".partial"));
+  publish(kTinyEnRepo, "config.json", "{}");  // the rest is missing
+  const std::string error = test::error_of([&] { run_download(plan); });
+  EXPECT_NE(error.find("the hub does not list model.bin in " + std::string(kTinyEnRepo)), std::string::npos) << error;
+  expect_nothing_kept(plan);
+}
+
+// Each file is checked against the hub's listing: model.bin (LFS) by its SHA-256, config.json (Git)
+// by its blob id, both by their size. A file that differs leaves nothing in the cache.
+TEST_F(Download, AFileThatIsNotWhatTheHubListsIsRefused) {
+  const struct {
+    std::string file, served, message;
+  } cases[] = {
+      {"model.bin", "content of model.biN", "is corrupt: its SHA-256 is"},
+      {"config.json", "content of config.jsoN", "is corrupt: its Git blob id is"},
+      {"model.bin", "content of model.bin, and more", "is longer than the 20 bytes the hub lists"},
+      {"tokenizer.json", "content", "is shorter than the 25 bytes the hub lists"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.file + ": " + c.served);
+    const DownloadPlan plan = publish_tiny_en();
+    std::ofstream(hub_.served_path(kTinyEnRepo, c.file)) << c.served;
+    const std::string error = test::error_of([&] { run_download(plan); });
+    EXPECT_NE(error.find("download of " + hub_.endpoint() + "/" + kTinyEnRepo + "/resolve/main/" + c.file + " " + c.message),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find("nothing was kept: run the download again"), std::string::npos) << error;
+    expect_nothing_kept(plan);
+  }
+}
+
+// A hub (or a mirror) that does not list the repository's files: nothing is downloaded unchecked.
+TEST_F(Download, NoListingNoDownload) {
+  const DownloadPlan plan = publish_tiny_en();
+  fs::remove(hub_.listing_path(kTinyEnRepo));
+  std::string error = test::error_of([&] { run_download(plan); });
+  EXPECT_NE(error.find("/api/models/" + std::string(kTinyEnRepo) + "/tree/main"), std::string::npos) << error;
+  EXPECT_NE(error.find("a mirror set by AURIS_HUB_ENDPOINT must serve /api/models/REPO/tree/main"), std::string::npos)
+      << error;
+  expect_nothing_kept(plan);
+  std::ofstream(hub_.listing_path(kTinyEnRepo)) << "<html>rate limited</html>";
+  error = test::error_of([&] { run_download(plan); });
+  EXPECT_NE(error.find("the hub's file listing is not JSON"), std::string::npos) << error;
+  expect_nothing_kept(plan);
 }
 
 // whisper.cpp's models/download-vad-model.sh: https://huggingface.co/ggml-org/whisper-vad/resolve/main/ggml-silero-v6.2.0.bin

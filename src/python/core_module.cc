@@ -570,4 +570,12 @@ NB_MODULE(_core, m) {
         return download_model(name, cache_dir);
       },
       "name"_a, "cache_dir"_a, "Downloads a registry model (CTranslate2 format) into cache_dir; returns its path.");
+  m.def("is_vad_model", [](const std::string& name) { return find_vad_model(name).has_value(); });
+  m.def(
+      "download_vad_model",
+      [](const std::string& name, const std::string& cache_dir) {
+        nb::gil_scoped_release release;
+        return download_vad_model(name, cache_dir);
+      },
+      "name"_a, "cache_dir"_a, "Downloads a VAD model (silero-vad) into cache_dir unless it is there; returns its path.");
 }

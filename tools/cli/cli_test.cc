@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "auris/audio.h"
+#include "file_hub.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -142,9 +143,9 @@ TEST_F(Cli, BadOptionValuesAreRejected) {
 // `auris download silero-vad` from a local "hub" (file:// URLs) into a temporary model cache.
 TEST(CliDownload, SileroVadLandsInTheModelCache) {
   const std::string root = test::temp_dir(), cache = root + "/cache";
-  fs::create_directories(root + "/hub/ggml-org/whisper-vad/resolve/main");
-  std::ofstream(root + "/hub/ggml-org/whisper-vad/resolve/main/ggml-silero-v6.2.0.bin") << "vad";
-  setenv("AURIS_HUB_ENDPOINT", ("file://" + root + "/hub").c_str(), 1);
+  test::FileHub hub(root + "/hub");
+  hub.publish_text("ggml-org/whisper-vad", "ggml-silero-v6.2.0.bin", "vad");
+  setenv("AURIS_HUB_ENDPOINT", hub.endpoint().c_str(), 1);
   setenv("AURIS_MODEL_DIR", cache.c_str(), 1);
   const RunResult r = run_cli("download silero-vad");
   const RunResult wrong_format = run_cli("download silero-vad --format ct2");
@@ -266,7 +267,54 @@ TEST_F(Cli, AFailedConversionLeavesNothingHalfWritten) {
 }
 
 TEST_F(Cli, MissingModelSaysHowToGetIt) {
-  expect_clean_failure(run_cli("transcribe --model no-such-model " + jfk_), "auris download");
+  expect_clean_failure(run_cli("transcribe --model no-such-model " + jfk_),
+                       "'no-such-model' is neither a path nor a model name auris knows (`auris models` lists them");
+  // An official model, not cached, with the network kept out.
+  setenv("AURIS_MODEL_DIR", test::temp_dir().c_str(), 1);
+  setenv("AURIS_OFFLINE", "1", 1);
+  const RunResult offline = run_cli("transcribe --model small " + jfk_);
+  const RunResult offline_vad = run_cli("transcribe --model " + model_ + " --vad " + jfk_);
+  unsetenv("AURIS_OFFLINE");
+  unsetenv("AURIS_MODEL_DIR");
+  expect_clean_failure(offline, "run `auris download small`");
+  expect_clean_failure(offline_vad, "run `auris download silero-vad`");
+}
+
+// A model or VAD name that is not in the cache is downloaded first, checked against the hub's
+// listing, and the command goes on; the next run finds it there. A file that is not what the hub
+// lists stops the command, and nothing is left in the cache.
+TEST_F(Cli, ModelsNotInTheCacheAreDownloadedFirst) {
+  const std::string root = test::temp_dir(), cache = root + "/cache";
+  test::FileHub hub(root + "/hub");
+  for (const std::string file : {"config.json", "model.bin", "tokenizer.json", "vocabulary.txt"})
+    hub.publish_file("Systran/faster-whisper-tiny.en", file, model_ + "/" + file);
+  hub.publish_file("ggml-org/whisper-vad", "ggml-silero-v6.2.0.bin", data_ + "/vad/for-tests-silero-v6.2.0-ggml.bin");
+  setenv("AURIS_HUB_ENDPOINT", hub.endpoint().c_str(), 1);
+  setenv("AURIS_MODEL_DIR", cache.c_str(), 1);
+  const RunResult first = run_cli("transcribe --model tiny.en --vad " + jfk_);
+  const RunResult second = run_cli("transcribe --model tiny.en --vad " + jfk_);
+  fs::remove_all(cache);
+  hub.publish_text("Systran/faster-whisper-tiny.en", "config.json", "{}");
+  std::ofstream(hub.served_path("Systran/faster-whisper-tiny.en", "config.json")) << "[]";  // not what is listed
+  const RunResult corrupt = run_cli("transcribe --model tiny.en " + jfk_);
+  unsetenv("AURIS_HUB_ENDPOINT");
+  unsetenv("AURIS_MODEL_DIR");
+
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_EQ(words(first.out),
+            "and so my fellow americans ask not what your country can do for you ask what you can do for your country");
+  for (const std::string& said : std::vector<std::string>{
+           "auris: tiny.en is not in the model cache, so it is downloaded first (AURIS_OFFLINE=1 turns this off)",
+        "auris: downloading tiny.en (ct2) from " + hub.endpoint() + " into " + cache + "/tiny.en",
+        "auris: silero-vad is not in the model cache",
+        "auris: downloading silero-vad (ggml) from " + hub.endpoint() + " into " + cache + "/ggml-silero-v6.2.0.bin"})
+    EXPECT_NE(first.err.find(said), std::string::npos) << said << "\n" << first.err;
+  ASSERT_EQ(second.status, 0) << second.err;
+  EXPECT_EQ(second.out, first.out);
+  EXPECT_EQ(second.err.find("downloading"), std::string::npos) << second.err;
+  expect_clean_failure(corrupt, "/config.json is corrupt: its Git blob id is");
+  EXPECT_FALSE(fs::exists(cache + "/tiny.en"));
+  EXPECT_FALSE(fs::exists(cache + "/tiny.en.partial"));
 }
 
 TEST_F(Cli, BadAudioFilesFailCleanlyWithoutLosingTheOthers) {
@@ -468,10 +516,7 @@ TEST_F(Cli, VadBadModelsAndValuesFailCleanly) {
   expect_one_error(vad + "--vad-max-speech-s 0.5", "--vad-max-speech-s = 0.5 s is out of range: allowed more than 0.832 s");
   expect_one_error("--vad-threshold 0.3", "--vad-threshold needs --vad");
   expect_one_error(vad + "--clip-timestamps 1,5", "--clip-timestamps");
-  setenv("AURIS_MODEL_DIR", dir.c_str(), 1);  // a cache without the VAD model
-  const RunResult missing = run_cli("transcribe --model " + model_ + " --vad " + jfk_);
-  unsetenv("AURIS_MODEL_DIR");
-  expect_clean_failure(missing, "run `auris download silero-vad`");
+  // A cache without the VAD model: Cli.MissingModelSaysHowToGetIt.
 }
 
 // The peak resident size of the command on args, in kB; -1 when it fails. A child forked from this

@@ -12,6 +12,7 @@
 #include "auris/error.h"
 #include "auris/model.h"
 #include "commands.h"
+#include "model_fetch.h"
 #include "model/model_loader.h"
 #include "model/model_registry.h"
 #include "model/random_model.h"
@@ -65,7 +66,7 @@ Command add_convert_command(CLI::App& app) {
     if (!opts->quantize.empty() && opts->to != "ggml")
       throw Error("--quantize writes whisper.cpp ggml files: use it with --to ggml");
     if (!opts->quantize.empty() && opts->half) throw Error("--quantize and --f16 are two storage types: give one");
-    ModelData data = load_model_data(resolve_model_path(opts->input));
+    ModelData data = load_model_data(fetched_model(opts->input));
     if (!opts->random_shape.empty()) data = random_model(registry_model(opts->random_shape), std::move(data.vocab));
     if (opts->to == "hf") {
       write_whole(opts->output, true, [&](const std::string& dir) { write_huggingface(data, dir, opts->half); });

@@ -1,8 +1,6 @@
 // `auris models`: what is in the cache and what `auris download` can fetch.
 // `auris download NAME [--format ct2|hf|ggml]`: fetches an official model into the cache; silero-vad
 // (the VAD model, ggml only) too.
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -10,6 +8,7 @@
 #include "auris/error.h"
 #include "auris/model.h"
 #include "commands.h"
+#include "model_fetch.h"
 #include "model/model_download.h"
 #include "model/model_registry.h"
 
@@ -67,14 +66,7 @@ Command add_download_command(CLI::App& app) {
       throw Error(a->name + " is published in the ggml format only: drop --format or pass --format ggml");
     const DownloadPlan plan = vad ? plan_vad_download(a->name, model_cache_dir())
                                   : plan_download(a->name, format, model_cache_dir());
-    const bool tty = ::isatty(STDERR_FILENO);
-    std::fprintf(stderr, "auris: downloading %s (%s) into %s\n", plan.name.c_str(), vad ? "ggml" : a->format.c_str(),
-                 plan.destination.c_str());
-    run_download(plan, [tty](const std::string& file, long long done, long long total) {
-      if (!tty || total <= 0) return;
-      std::fprintf(stderr, "\r  %-24s %5.1f%% of %.1f MB", file.c_str(), 100.0 * done / total, total / 1e6);
-    });
-    if (tty) std::fprintf(stderr, "\n");
+    download_with_progress(plan, vad ? "ggml" : a->format);
     std::printf("%s\n", plan.destination.c_str());
     return 0;
   }};

@@ -14,6 +14,7 @@
 #include "auris/model.h"
 #include "auris/transcribe.h"
 #include "commands.h"
+#include "model_fetch.h"
 #include "server/transcription_server.h"
 
 namespace auris::cli {
@@ -47,12 +48,13 @@ int serve(const ServeArgs& a) {
 
   if (a.vad_model_option && a.vad_model_option->count() > 0) {
     VadParameters vad;
-    vad.model = a.options.vad_model;
+    vad.model = fetched_vad_model(a.options.vad_model);
     validate(vad);
   }
   std::vector<server::ServedModel> models;
   for (const std::string& m : a.models)
-    models.push_back({served_name(m), Model::load(m, parse_compute_type(a.compute_type), parse_device(a.device))});
+    models.push_back(
+        {served_name(m), Model::load(fetched_model(m), parse_compute_type(a.compute_type), parse_device(a.device))});
   server::ServerOptions options = a.options;
   if (options.api_key.empty())
     if (const char* key = std::getenv("AURIS_API_KEY")) options.api_key = key;
@@ -81,7 +83,7 @@ int serve(const ServeArgs& a) {
 Command add_serve_command(CLI::App& app) {
   auto a = std::make_shared<ServeArgs>();
   CLI::App* cmd = app.add_subcommand("serve", "Serve OpenAI's /v1/audio/transcriptions and /translations over HTTP (docs/SERVER.md)");
-  cmd->add_option("-m,--model", a->models, "Model name in the cache or path; repeat to serve several (the first is the default)")
+  cmd->add_option("-m,--model", a->models, "Model name (downloaded into the cache the first time) or path; repeat to serve several (the first is the default)")
       ->required();
   cmd->add_option("--host", a->options.host, "Address to listen on (loopback unless told otherwise)")->capture_default_str();
   cmd->add_option("--port", a->options.port, "Port (0: any free port)")->check(within(0, 65535))->capture_default_str();
@@ -112,7 +114,7 @@ Command add_serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--device", a->device, "cpu, or cuda (an NVIDIA GPU)")->capture_default_str();
   a->vad_model_option =
-      cmd->add_option("--vad-model", a->options.vad_model, "VAD model for requests with vad_filter=true (name or ggml path)")
+      cmd->add_option("--vad-model", a->options.vad_model, "VAD model for requests with vad_filter=true (silero-vad, downloaded at start when given, or a ggml path)")
           ->capture_default_str();
   return {cmd, [a] { return serve(*a); }};
 }

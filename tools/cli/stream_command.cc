@@ -15,6 +15,7 @@
 #include "auris/error.h"
 #include "auris/stream.h"
 #include "commands.h"
+#include "model_fetch.h"
 #include "stream_input.h"
 #include "stream_output.h"
 
@@ -140,12 +141,13 @@ void run_live(StreamInput& input, StreamingTranscriber& stream, StreamOutput& ou
 }
 
 int stream(const StreamArgs& a) {
-  const StreamOptions options = to_options(a);
+  StreamOptions options = to_options(a);
+  if (options.vad) options.vad->model = fetched_vad_model(options.vad->model);
   validate(options);  // and the VAD model, before the Whisper model loads
   // A live stream's words wait on its decodes: on the CPU, int8's faster ones commit them sooner
   // (docs/BENCHMARKS.md, "Live streaming"). The GPU engine has no int8.
   const std::string compute_type = !a.compute_type.empty() ? a.compute_type : a.device == "cuda" ? "float16" : "int8_bfloat16";
-  const auto model = Model::load(a.model, parse_compute_type(compute_type), parse_device(a.device));
+  const auto model = Model::load(fetched_model(a.model), parse_compute_type(compute_type), parse_device(a.device));
   StreamingTranscriber transcriber(model, options);
   transcriber.set_threads(a.threads);
   stop_on_signals();
@@ -174,7 +176,8 @@ Command add_stream_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--input-format", a->input_format, "FFmpeg input device for INPUT, e.g. alsa (INPUT: default, hw:0) or pulse");
   cmd->add_flag("--realtime", a->realtime, "Feed a file at the speed it plays, as if it were live");
-  cmd->add_option("-m,--model", a->model, "Model name in the cache or path")->capture_default_str();
+  cmd->add_option("-m,--model", a->model, "Model name (tiny.en, base, small, ...: downloaded into the cache the first time) or path")
+      ->capture_default_str();
   cmd->add_option("-l,--language", a->language, "Spoken language (code or name); detected when omitted");
   cmd->add_option("--task", a->task, "transcribe, or translate to English")
       ->check(CLI::IsMember({"transcribe", "translate"}))
@@ -191,7 +194,7 @@ Command add_stream_command(CLI::App& app) {
   const std::string vad_group = "Voice activity detection";
   cmd->add_flag("--vad", a->vad, "Silero VAD: skip silence, close utterances at pauses")->group(vad_group);
   VadParameters& p = a->vad_parameters;
-  cmd->add_option("--vad-model", p.model, "VAD model name in the cache (`auris download silero-vad`) or ggml file path")
+  cmd->add_option("--vad-model", p.model, "VAD model: silero-vad (downloaded into the cache the first time) or a ggml file path")
       ->capture_default_str()->group(vad_group);
   cmd->add_option("--vad-threshold", p.threshold, "Speech probability (0-1) at which speech starts")
       ->capture_default_str()->group(vad_group);

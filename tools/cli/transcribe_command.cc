@@ -20,6 +20,7 @@
 #include "auris/output.h"
 #include "auris/transcribe.h"
 #include "commands.h"
+#include "model_fetch.h"
 #include "progress_bar.h"
 #include "tokenizer/utf8.h"
 #include "engine_timings.h"
@@ -206,7 +207,7 @@ void add_vad_options(CLI::App& cmd, TranscribeArgs& a) {
   cmd.add_flag("--vad", a.vad, "Transcribe only the speech Silero VAD finds; timestamps stay the audio's")->group(group);
   VadParameters& p = a.vad_parameters;
   a.vad_options = {
-      cmd.add_option("--vad-model", p.model, "VAD model name in the cache (`auris download silero-vad`) or ggml file path")
+      cmd.add_option("--vad-model", p.model, "VAD model: silero-vad (downloaded into the cache the first time) or a ggml file path")
           ->capture_default_str(),
       cmd.add_option("--vad-threshold", p.threshold, "Speech probability (0-1) at which speech starts")->capture_default_str(),
       cmd.add_option("--vad-neg-threshold", a.vad_neg_threshold,
@@ -226,7 +227,8 @@ Command add_transcribe_command(CLI::App& app) {
   auto a = std::make_shared<TranscribeArgs>();
   CLI::App* cmd = app.add_subcommand("transcribe", "Transcribe (or translate) audio files");
   cmd->add_option("files", a->files, "Audio files (any format FFmpeg reads; - for stdin)")->required();
-  cmd->add_option("-m,--model", a->model, "Model name in the cache or path")->capture_default_str();
+  cmd->add_option("-m,--model", a->model, "Model name (tiny.en, base, small, ...: downloaded into the cache the first time) or path")
+      ->capture_default_str();
   cmd->add_option("-l,--language", a->language, "Spoken language (code or name); detected when omitted");
   cmd->add_option("--language-detection-segments", a->language_detection_segments,
                   "Detect the language on up to this many 30-s windows, until one passes the threshold")
@@ -388,11 +390,12 @@ Command add_transcribe_command(CLI::App& app) {
     if (options.vad) {
       if (options.clip_timestamps.size() > 1 || (options.clip_timestamps.size() == 1 && options.clip_timestamps[0] != 0.0))
         throw Error("--vad chooses what to transcribe, so it cannot be combined with --clip-timestamps");
+      options.vad->model = fetched_vad_model(options.vad->model);
       validate_vad_flags(*options.vad);  // its parameters and its model, before the Whisper model loads
     }
     const Device device = parse_device(a->device);
     const ComputeType compute_type = parse_compute_type(a->compute_type);
-    resolve_model_path(a->model);  // a name that is not there fails now, not after reading the audio
+    a->model = fetched_model(a->model);  // a name that is not there fails now, not after reading the audio
     std::chrono::duration<double> load_time{};
     // Batched, the model loads on half the threads while the files are read and their speech found
     // on the other half (BatchTranscriber).
@@ -463,11 +466,11 @@ Command add_detect_language_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("detect-language", "Print the spoken language of audio files");
   cmd->add_option("files", a->files, "Audio files")->required();
-  cmd->add_option("-m,--model", a->model, "Multilingual model name or path")->capture_default_str();
+  cmd->add_option("-m,--model", a->model, "Multilingual model name (downloaded into the cache the first time) or path")->capture_default_str();
   cmd->add_option("-t,--threads", a->threads, "CPU threads (0: all cores)")->check(within(0, 256));
   return {cmd, [a]() {
     set_cpu_threads(a->threads);
-    Transcriber transcriber(Model::load(a->model));
+    Transcriber transcriber(Model::load(fetched_model(a->model)));
     int failures = 0;
     for (const std::string& file : a->files) {
       try {

@@ -1,0 +1,62 @@
+#include "model/hub_listing.h"
+
+#include <gtest/gtest.h>
+
+#include "auris/error.h"
+#include "test_support.h"
+
+namespace auris {
+namespace {
+
+// The shape of GET https://huggingface.co/api/models/Systran/faster-whisper-tiny.en/tree/main
+// (huggingface.js's ListFileEntry), with made-up digests.
+constexpr const char* kListing = R"([
+  {"type": "file", "oid": "9e26dfeeb6e641a33dae4961196235bdb965b21b", "size": 2, "path": "config.json"},
+  {"type": "file", "oid": "0123456789abcdef0123456789abcdef01234567", "size": 75538270, "path": "model.bin",
+   "lfs": {"oid": "5c80c97b573921129844efefafa35c821dcc2d118fe48ac2ccd8321b98c57de7", "size": 75538270,
+           "pointerSize": 134}},
+  {"type": "file", "oid": "0123456789abcdef0123456789abcdef01234567", "size": 3000, "path": "big.bin",
+   "xetHash": "00ff"},
+  {"type": "directory", "oid": "0123456789abcdef0123456789abcdef01234567", "size": 0, "path": "onnx"}
+])";
+
+TEST(HubListing, ReadsEachFilesCheck) {
+  const auto files = parse_hub_listing(kListing);
+  ASSERT_EQ(files.size(), 3u);  // not the directory
+  const HubFile& config = files.at("config.json");
+  EXPECT_EQ(config.check, HubFile::Check::kGitBlob);
+  EXPECT_EQ(config.digest, "9e26dfeeb6e641a33dae4961196235bdb965b21b");
+  EXPECT_EQ(config.size, 2);
+  const HubFile& model = files.at("model.bin");
+  EXPECT_EQ(model.check, HubFile::Check::kSha256);
+  EXPECT_EQ(model.digest, "5c80c97b573921129844efefafa35c821dcc2d118fe48ac2ccd8321b98c57de7");
+  EXPECT_EQ(model.size, 75538270);
+  EXPECT_EQ(files.at("big.bin").check, HubFile::Check::kSize);
+  EXPECT_EQ(hub_listing_url("https://huggingface.co", "ggml-org/whisper-vad"),
+            "https://huggingface.co/api/models/ggml-org/whisper-vad/tree/main");
+}
+
+TEST(HubListing, RefusesWhatIsNotAListing) {
+  const struct {
+    const char* json;
+    const char* message;
+  } cases[] = {
+      {"<html>Not Found</html>", "not JSON"},
+      {R"({"error": "Repository not found"})", "not a JSON array"},
+      {"[1]", "not a file entry"},
+      {R"([{"type": "file"}])", "without a type and a path"},
+      {R"([{"type": "file", "path": "a", "oid": "9e26dfeeb6e641a33dae4961196235bdb965b21b"}])", "no size for a"},
+      {R"([{"type": "file", "path": "a", "size": -1, "oid": "9e26dfeeb6e641a33dae4961196235bdb965b21b"}])", "no size"},
+      {R"([{"type": "file", "path": "a", "size": 1, "oid": "XYZ"}])", "no Git blob id for a"},
+      {R"([{"type": "file", "path": "m", "size": 1, "oid": "9e26dfeeb6e641a33dae4961196235bdb965b21b",
+            "lfs": {"oid": "abc", "size": 1}}])", "no SHA-256 for m"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.json);
+    const std::string error = test::error_of([&] { parse_hub_listing(c.json); });
+    EXPECT_NE(error.find(c.message), std::string::npos) << error;
+  }
+}
+
+}  // namespace
+}  // namespace auris
