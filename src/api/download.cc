@@ -2,7 +2,6 @@
 // (model/model_download.h) that `auris download` uses.
 #include "auris/download.h"
 
-#include <filesystem>
 
 #include "auris/model.h"
 #include "model/model_download.h"
@@ -18,15 +17,13 @@ std::vector<std::string> available_models() {
 
 std::string download_model(const std::string& name, const std::string& cache_dir, const DownloadProgress& progress) {
   const DownloadPlan plan = plan_download(name, DownloadFormat::kCTranslate2, cache_dir.empty() ? model_cache_dir() : cache_dir);
-  if (std::filesystem::is_directory(plan.destination)) return plan.destination;
-  run_download(plan, progress);
+  run_download(plan, progress, IfPresent::kKeep);
   return plan.destination;
 }
 
 std::string download_vad_model(const std::string& name, const std::string& cache_dir, const DownloadProgress& progress) {
   const DownloadPlan plan = plan_vad_download(name, cache_dir.empty() ? model_cache_dir() : cache_dir);
-  if (std::filesystem::is_regular_file(plan.destination)) return plan.destination;
-  run_download(plan, progress);
+  run_download(plan, progress, IfPresent::kKeep);
   return plan.destination;
 }
 

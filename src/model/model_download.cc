@@ -1,9 +1,14 @@
 #include "model/model_download.h"
 
 #include <curl/curl.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <filesystem>
@@ -139,6 +144,27 @@ void fetch(const std::string& url, const fs::path& target, const std::string& fi
                 ", the hub lists " + expected.digest + "; nothing was kept: run the download again");
 }
 
+// An exclusive flock on a file beside the destination, held for a download's lifetime. The file stays
+// (removing it would let a process that opened it before lock a file no longer there).
+class DownloadLock {
+ public:
+  explicit DownloadLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ < 0) throw Error("cannot write '" + path + "': " + std::strerror(errno) + " (check the model cache is writable)");
+    while (::flock(fd_, LOCK_EX) != 0)
+      if (errno != EINTR) {
+        const int error = errno;
+        ::close(fd_);
+        throw Error("cannot lock '" + path + "': " + std::strerror(error));
+      }
+  }
+  ~DownloadLock() { ::close(fd_); }  // and with it the lock
+  DownloadLock(const DownloadLock&) = delete;
+  DownloadLock& operator=(const DownloadLock&) = delete;
+
+ private:
+  int fd_;
+};
+
 // One file (a ggml model) straight into the cache directory.
 DownloadPlan single_file_plan(const std::string& name, const std::string& repo, const std::string& file,
                               const std::string& cache_dir) {
@@ -202,10 +228,13 @@ std::string resolve_vad_model_path(const std::string& path_or_name, const std::s
 }
 
 void run_download(const DownloadPlan& plan,
-                  const std::function<void(const std::string&, long long, long long)>& progress) {
+                  const std::function<void(const std::string&, long long, long long)>& progress, IfPresent if_present) {
   const fs::path dest(plan.destination);
-  const fs::path partial = dest.string() + ".partial";
   std::error_code ec;
+  fs::create_directories(dest.parent_path(), ec);
+  const DownloadLock lock(dest.string() + ".lock");
+  if (if_present == IfPresent::kKeep && fs::exists(dest, ec)) return;
+  const fs::path partial = dest.string() + ".partial";
   fs::remove_all(partial, ec);
   const bool single_file = plan.files.size() == 1 && dest.filename() == plan.files[0];
   try {

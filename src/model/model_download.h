@@ -34,7 +34,11 @@ std::string resolve_vad_model_path(const std::string& path_or_name, const std::s
 // and its SHA-256 or Git blob id: hub_listing.h); progress(file, bytes_done, bytes_total) is called as
 // data arrives. Throws auris::Error (HTTP status or transfer error, with the URL; a file that is not
 // what the hub lists) and leaves no partial model behind.
+// Processes (and threads) downloading to one destination take turns, by an flock on DEST.lock; with
+// kKeep, a model already there when its turn comes (another process just fetched it) is kept as it is.
+enum class IfPresent { kReplace, kKeep };
 void run_download(const DownloadPlan& plan,
-                  const std::function<void(const std::string&, long long, long long)>& progress = nullptr);
+                  const std::function<void(const std::string&, long long, long long)>& progress = nullptr,
+                  IfPresent if_present = IfPresent::kReplace);
 
 }  // namespace auris

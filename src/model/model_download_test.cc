@@ -5,8 +5,13 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
 
 #include "auris/error.h"
 #include "file_hub.h"
@@ -98,6 +103,34 @@ TEST_F(Download, AFileThatIsNotWhatTheHubListsIsRefused) {
     EXPECT_NE(error.find("nothing was kept: run the download again"), std::string::npos) << error;
     expect_nothing_kept(plan);
   }
+}
+
+// Two commands started together on a fresh machine both fetch the model: they take turns, and the
+// second keeps what the first fetched. Without the turns both wrote into one partial directory.
+TEST_F(Download, DownloadsOfOneModelTakeTurns) {
+  const DownloadPlan plan = publish_tiny_en();
+  std::mutex mutex;
+  std::set<std::thread::id> fetched_by;
+  const auto progress = [&](const std::string&, long long, long long) {
+    {
+      const std::lock_guard lock(mutex);
+      fetched_by.insert(std::this_thread::get_id());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a transfer long enough for the others to start
+  };
+  std::vector<std::thread> commands;
+  std::vector<std::string> errors(4);
+  for (std::string& error : errors)
+    commands.emplace_back([&] { error = test::error_of([&] { run_download(plan, progress, IfPresent::kKeep); }); });
+  for (std::thread& command : commands) command.join();
+  for (const std::string& error : errors) EXPECT_EQ(error, "(no error)");
+  EXPECT_EQ(fetched_by.size(), 1u);
+  for (const std::string& f : plan.files) {
+    std::ifstream in(plan.destination + "/" + f);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "content of " + f);
+  }
+  run_download(plan, progress);  // kReplace, as `auris download` asks: fetched again
+  EXPECT_EQ(fetched_by.size(), 2u);
 }
 
 // A hub (or a mirror) that does not list the repository's files: nothing is downloaded unchecked.

@@ -26,14 +26,14 @@ void announce(const DownloadPlan& plan) {
 
 }  // namespace
 
-void download_with_progress(const DownloadPlan& plan, const std::string& format) {
+void download_with_progress(const DownloadPlan& plan, const std::string& format, IfPresent if_present) {
   const bool tty = ::isatty(STDERR_FILENO);
   std::fprintf(stderr, "auris: downloading %s (%s) from %s into %s\n", plan.name.c_str(), format.c_str(),
                hub_endpoint().c_str(), plan.destination.c_str());
   run_download(plan, [tty](const std::string& file, long long done, long long total) {
     if (!tty || total <= 0) return;
     std::fprintf(stderr, "\r  %-24s %5.1f%% of %.1f MB", file.c_str(), 100.0 * done / total, total / 1e6);
-  });
+  }, if_present);
   if (tty) std::fprintf(stderr, "\n");
 }
 
@@ -45,7 +45,7 @@ std::string fetched_model(const std::string& name_or_path) {
   }
   const DownloadPlan plan = plan_download(name_or_path, DownloadFormat::kCTranslate2, model_cache_dir());
   announce(plan);
-  download_with_progress(plan, "ct2");
+  download_with_progress(plan, "ct2", IfPresent::kKeep);  // another process may be fetching it too
   return plan.destination;
 }
 
@@ -57,7 +57,7 @@ std::string fetched_vad_model(const std::string& name_or_path) {
   }
   const DownloadPlan plan = plan_vad_download(name_or_path, model_cache_dir());
   announce(plan);
-  download_with_progress(plan, "ggml");
+  download_with_progress(plan, "ggml", IfPresent::kKeep);
   return plan.destination;
 }
 

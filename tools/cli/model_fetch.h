@@ -14,6 +14,6 @@ std::string fetched_model(const std::string& name_or_path);
 // The path of a VAD model name (silero-vad) or path.
 std::string fetched_vad_model(const std::string& name_or_path);
 // Runs a download, its progress on stderr when that is a terminal.
-void download_with_progress(const DownloadPlan& plan, const std::string& format);
+void download_with_progress(const DownloadPlan& plan, const std::string& format, IfPresent if_present);
 
 }  // namespace auris::cli

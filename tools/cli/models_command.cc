@@ -66,7 +66,7 @@ Command add_download_command(CLI::App& app) {
       throw Error(a->name + " is published in the ggml format only: drop --format or pass --format ggml");
     const DownloadPlan plan = vad ? plan_vad_download(a->name, model_cache_dir())
                                   : plan_download(a->name, format, model_cache_dir());
-    download_with_progress(plan, vad ? "ggml" : a->format);
+    download_with_progress(plan, vad ? "ggml" : a->format, IfPresent::kReplace);
     std::printf("%s\n", plan.destination.c_str());
     return 0;
   }};
