@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -118,21 +118,29 @@ void fetch(const std::string& url, const fs::path& target, const std::string& fi
   ContentDigest digest =
       expected.check == HubFile::Check::kGitBlob ? ContentDigest::git_blob(expected.size) : ContentDigest::sha256();
   long long received = 0;
-  bool too_long = false;
+  bool too_long = false, write_failed = false;
+  int write_error = 0;
   Transfer t{[&](const char* data, size_t size) {
                received += static_cast<long long>(size);
                too_long = received > expected.size;  // not a byte more than the listing's size is written
                if (too_long) return false;
                digest.update(data, size);
-               return std::fwrite(data, 1, size, out.get()) == size;
+               write_failed = std::fwrite(data, 1, size, out.get()) != size;
+               if (write_failed) write_error = errno;
+               return !write_failed;
              },
              file, &progress, nullptr};
   try {
     transfer(url, t);
   } catch (const Error&) {
-    if (!too_long) throw;
+    if (!too_long && !write_failed) throw;
   }
-  if (std::fflush(out.get()) != 0) throw Error("cannot write '" + target.string() + "': disk full?");
+  if (!write_failed && std::fflush(out.get()) != 0) {
+    write_failed = true;
+    write_error = errno;
+  }
+  if (write_failed)
+    throw Error("cannot write '" + target.string() + "': " + std::strerror(write_error) + " (is the disk full?)");
   if (too_long || received != expected.size)
     throw Error("download of " + url + " is " + (too_long ? "longer" : "shorter") + " than the " +
                 std::to_string(expected.size) + " bytes the hub lists for it; nothing was kept: run the download again");

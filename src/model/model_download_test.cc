@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -131,6 +133,24 @@ TEST_F(Download, DownloadsOfOneModelTakeTurns) {
   }
   run_download(plan, progress);  // kReplace, as `auris download` asks: fetched again
   EXPECT_EQ(fetched_by.size(), 2u);
+}
+
+// A disk that fills up mid-download: the message says so, and nothing is kept. A file size limit
+// stands in for the full disk (writes past it fail with EFBIG once SIGXFSZ is ignored).
+TEST_F(Download, ADiskThatFillsUpSaysSo) {
+  const DownloadPlan plan = publish_tiny_en();
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old;
+  small.rlim_cur = 8;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  const std::string error = test::error_of([&] { run_download(plan); });
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_NE(error.find("cannot write '" + plan.destination + ".partial/"), std::string::npos) << error;
+  EXPECT_NE(error.find("(is the disk full?)"), std::string::npos) << error;
+  expect_nothing_kept(plan);
 }
 
 // A hub (or a mirror) that does not list the repository's files: nothing is downloaded unchecked.
