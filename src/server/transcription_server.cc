@@ -28,6 +28,7 @@
 #include "server/upload_file.h"
 #include "server/web_page.h"
 #include "util/number_text.h"
+#include "util/shown_text.h"
 
 namespace auris::server {
 namespace {
@@ -96,6 +97,10 @@ struct TranscriptionServer::Impl {
     std::shared_ptr<const auris::Model> model;
     std::unique_ptr<BatchScheduler> scheduler;
   };
+  // OpenAI's model object.
+  static nlohmann::json model_object(const Model& m) {
+    return {{"id", m.name}, {"object", "model"}, {"created", 0}, {"owned_by", "auris"}};
+  }
 
   Impl(std::vector<ServedModel> served, ServerOptions o) : options(std::move(o)) {
     if (served.empty()) throw Error("serve needs at least one model (--model NAME)");
@@ -433,8 +438,21 @@ struct TranscriptionServer::Impl {
         return reply_error(res, e);
       }
       nlohmann::json data = nlohmann::json::array();
-      for (const Model& m : models) data.push_back({{"id", m.name}, {"object", "model"}, {"created", 0}, {"owned_by", "auris"}});
+      for (const Model& m : models) data.push_back(model_object(m));
       res.set_content(nlohmann::json{{"object", "list"}, {"data", data}}.dump(), "application/json");
+    });
+    // OpenAI's "retrieve model" (client.models.retrieve(id)).
+    http.Get(R"(/v1/models/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+      try {
+        check_api_key(req);
+        for (const Model& m : models)
+          if (m.name == req.matches[1].str()) return res.set_content(model_object(m).dump(), "application/json");
+        throw HttpError(404, "the model '" + shown(req.matches[1].str()) +
+                                 "' does not exist on this server (GET /v1/models lists them)",
+                        "model", "model_not_found");
+      } catch (const HttpError& e) {
+        reply_error(res, e);
+      }
     });
     http.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
       res.status = stopping ? 503 : 200;

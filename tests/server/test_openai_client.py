@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 import requests
-from openai import OpenAI
+from openai import NotFoundError, OpenAI
 
 from conftest import AURIS, VAD_MODEL, audio
 
@@ -280,3 +280,9 @@ def test_models_list(client):
     assert sorted(ids) == ["base", "tiny.en"], ids
     for m in models:
         assert m.object == "model" and m.owned_by == "auris"
+    retrieved = client.models.retrieve("tiny.en")
+    assert (retrieved.id, retrieved.object, retrieved.owned_by) == ("tiny.en", "model", "auris")
+    with pytest.raises(NotFoundError) as error:
+        client.models.retrieve("whisper-1")
+    assert error.value.status_code == 404 and error.value.code == "model_not_found", error.value
+    assert "'whisper-1' does not exist on this server" in str(error.value)
