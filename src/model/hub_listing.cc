@@ -1,6 +1,7 @@
 #include "model/hub_listing.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "auris/error.h"
 #include "util/bounded_json.h"
@@ -11,9 +12,16 @@ namespace {
 
 constexpr size_t kMaxListingValues = 200000;  // whisper.cpp's repository lists about 100 files
 
-bool is_hex(const std::string& text, size_t length) {
-  return text.size() == length &&
-         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+// A digest as the listing gives it, in lowercase hex without the "sha256:" some Hub-compatible
+// servers put before it; "" where it is not `length` hex digits.
+std::string digest_of(const nlohmann::json& oid, size_t length) {
+  if (!oid.is_string()) return "";
+  std::string text = oid.get<std::string>();
+  if (text.starts_with("sha256:")) text.erase(0, 7);
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  const bool hex =
+      std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return hex && text.size() == length ? text : "";
 }
 
 long long size_of(const nlohmann::json& entry, const std::string& path) {
@@ -28,10 +36,9 @@ HubFile file_of(const nlohmann::json& entry, const std::string& path) {
   file.size = size_of(entry, path);
   if (const auto lfs = entry.find("lfs"); lfs != entry.end() && lfs->is_object()) {
     const auto oid = lfs->find("oid");
-    if (oid == lfs->end() || !oid->is_string() || !is_hex(oid->get<std::string>(), 64))
-      throw Error("the hub's listing gives no SHA-256 for " + path + ", stored in LFS");
     file.check = HubFile::Check::kSha256;
-    file.digest = oid->get<std::string>();
+    file.digest = oid == lfs->end() ? "" : digest_of(*oid, 64);
+    if (file.digest.empty()) throw Error("the hub's listing gives no SHA-256 for " + path + ", stored in LFS");
     if (lfs->contains("size")) file.size = size_of(*lfs, path);
     return file;
   }
@@ -40,10 +47,9 @@ HubFile file_of(const nlohmann::json& entry, const std::string& path) {
     return file;
   }
   const auto oid = entry.find("oid");
-  if (oid == entry.end() || !oid->is_string() || !is_hex(oid->get<std::string>(), 40))
-    throw Error("the hub's listing gives no Git blob id for " + path);
   file.check = HubFile::Check::kGitBlob;
-  file.digest = oid->get<std::string>();
+  file.digest = oid == entry.end() ? "" : digest_of(*oid, 40);
+  if (file.digest.empty()) throw Error("the hub's listing gives no Git blob id for " + path);
   return file;
 }
 

@@ -32,6 +32,10 @@ TEST(HubListing, ReadsEachFilesCheck) {
   EXPECT_EQ(model.digest, "5c80c97b573921129844efefafa35c821dcc2d118fe48ac2ccd8321b98c57de7");
   EXPECT_EQ(model.size, 75538270);
   EXPECT_EQ(files.at("big.bin").check, HubFile::Check::kSize);
+  // Hub-compatible servers that write "sha256:" before the digest, or capitals.
+  const auto prefixed = parse_hub_listing(R"([{"type": "file", "path": "m", "size": 1,
+      "lfs": {"oid": "sha256:5C80C97B573921129844EFEFAFA35C821DCC2D118FE48AC2CCD8321B98C57DE7", "size": 1}}])");
+  EXPECT_EQ(prefixed.at("m").digest, "5c80c97b573921129844efefafa35c821dcc2d118fe48ac2ccd8321b98c57de7");
   EXPECT_EQ(hub_listing_url("https://huggingface.co", "ggml-org/whisper-vad"),
             "https://huggingface.co/api/models/ggml-org/whisper-vad/tree/main");
 }
