@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "auris/error.h"
 #include "model/hub_listing.h"
@@ -173,6 +175,24 @@ class DownloadLock {
   int fd_;
 };
 
+// Refuses a download its disk has no room for, before a byte of it is fetched (a large-v3 is 3 GB).
+void require_free_space(const DownloadPlan& plan, const std::vector<HubFile>& files) {
+  long long needed = 0;
+  for (const HubFile& file : files) needed += file.size;
+  const fs::path directory = fs::path(plan.destination).parent_path();
+  struct statvfs disk {};
+  if (::statvfs(directory.c_str(), &disk) != 0) return;  // the writes will say what is wrong
+  const auto available = static_cast<long double>(disk.f_bavail) * static_cast<long double>(disk.f_frsize);
+  const auto megabytes = [](long double bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes / 1e6));
+    return std::string(text);
+  };
+  if (needed > available)
+    throw Error("downloading " + plan.name + " needs " + megabytes(needed) + " in " + directory.string() + ", which has " +
+                megabytes(available) + " free: free some space, or set AURIS_MODEL_DIR to a disk with more");
+}
+
 // One file (a ggml model) straight into the cache directory.
 DownloadPlan single_file_plan(const std::string& name, const std::string& repo, const std::string& file,
                               const std::string& cache_dir) {
@@ -247,13 +267,17 @@ void run_download(const DownloadPlan& plan,
   const bool single_file = plan.files.size() == 1 && dest.filename() == plan.files[0];
   try {
     const std::map<std::string, HubFile> listing = fetch_listing(plan.repo);
-    fs::create_directories(single_file ? dest.parent_path() : partial);
+    std::vector<HubFile> expected;
     for (size_t i = 0; i < plan.files.size(); ++i) {
-      const auto expected = listing.find(plan.files[i]);
-      if (expected == listing.end())
+      const auto file = listing.find(plan.files[i]);
+      if (file == listing.end())
         throw Error("the hub does not list " + plan.files[i] + " in " + plan.repo + " (" + plan.urls[i] + ")");
-      fetch(plan.urls[i], single_file ? partial : partial / plan.files[i], plan.files[i], expected->second, progress);
+      expected.push_back(file->second);
     }
+    require_free_space(plan, expected);
+    fs::create_directories(single_file ? dest.parent_path() : partial);
+    for (size_t i = 0; i < plan.files.size(); ++i)
+      fetch(plan.urls[i], single_file ? partial : partial / plan.files[i], plan.files[i], expected[i], progress);
     fs::remove_all(dest, ec);
     fs::rename(partial, dest);
   } catch (const fs::filesystem_error& e) {

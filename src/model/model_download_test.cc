@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 #include <vector>
@@ -150,6 +151,23 @@ TEST_F(Download, ADiskThatFillsUpSaysSo) {
   std::signal(SIGXFSZ, old_handler);
   EXPECT_NE(error.find("cannot write '" + plan.destination + ".partial/"), std::string::npos) << error;
   EXPECT_NE(error.find("(is the disk full?)"), std::string::npos) << error;
+  expect_nothing_kept(plan);
+}
+
+// A model larger than the disk's free space is refused before any of it is fetched.
+TEST_F(Download, AModelTheDiskHasNoRoomForIsRefusedFirst) {
+  const DownloadPlan plan = publish_tiny_en();
+  nlohmann::json listing = nlohmann::json::parse(std::ifstream(hub_.listing_path(kTinyEnRepo)));
+  for (nlohmann::json& entry : listing)
+    if (entry["path"] == "model.bin") entry["size"] = entry["lfs"]["size"] = 1LL << 60;  // an exabyte
+  std::ofstream(hub_.listing_path(kTinyEnRepo)) << listing.dump();
+  bool fetched = false;
+  const std::string error =
+      test::error_of([&] { run_download(plan, [&](const std::string&, long long, long long) { fetched = true; }); });
+  EXPECT_NE(error.find("downloading tiny.en needs 1152921504606.8 MB in " + cache_ + ", which has "), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("free: free some space, or set AURIS_MODEL_DIR to a disk with more"), std::string::npos) << error;
+  EXPECT_FALSE(fetched);
   expect_nothing_kept(plan);
 }
 
