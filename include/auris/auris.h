@@ -63,6 +63,18 @@ auris_model* auris_model_load(const char* name_or_path, const char* compute_type
 /* NULL is ignored. */
 void auris_model_free(auris_model* model);
 
+/* Called as a download's data arrives: the file, its bytes so far and its size (0 while unknown). */
+typedef void (*auris_download_progress)(const char* file, long long done, long long total, void* user_data);
+
+/* Fetches an official model by name ("tiny.en", "base", ..., "large-v3-turbo": its CTranslate2
+ * conversion) or the VAD model ("silero-vad") from the Hugging Face Hub ($AURIS_HUB_ENDPOINT names a
+ * mirror) into the model cache, unless it is there already; auris_model_load and the vad_model option
+ * then take the name. Every file is checked against the Hub's listing (its size, and its SHA-256 or
+ * Git blob id). progress may be NULL. AURIS_INVALID_ARGUMENT for a name auris does not know;
+ * AURIS_MODEL_ERROR for a failed transfer, a file that is not what the Hub lists, or a cache that
+ * cannot be written. */
+auris_status auris_download(const char* name, auris_download_progress progress, void* user_data);
+
 /* ---- Results ---- */
 
 typedef struct auris_word {

@@ -12,15 +12,18 @@
 #include <vector>
 
 #include "api/model_impl.h"
+#include "auris/download.h"
 #include "auris/error.h"
 #include "auris/model.h"
 #include "auris/transcribe.h"
 #include "decoding/decoding_task.h"
+#include "model/model_registry.h"
 #include "transcribe/seek_loop.h"
 #include "transcribe/temperature_fallback.h"
 #include "tokenizer/utf8.h"
 #include "util/thread_count.h"
 #include "util/out_of_memory.h"
+#include "util/shown_text.h"
 
 struct auris_model {
   std::shared_ptr<const auris::Model> model;
@@ -225,6 +228,23 @@ auris_model* auris_model_load(const char* name_or_path, const char* compute_type
 }
 
 void auris_model_free(auris_model* model) { delete model; }
+
+auris_status auris_download(const char* name, auris_download_progress progress, void* user_data) {
+  return guarded(AURIS_MODEL_ERROR, [&] {
+    require(name != nullptr, "name is NULL: pass a model name (\"tiny.en\", \"base\", ...) or \"silero-vad\"");
+    const bool vad = find_vad_model(name).has_value();
+    if (!vad && !find_registry_model(name)) {
+      std::string known;
+      for (const std::string& model : available_models()) known += model + ", ";
+      throw StatusError(AURIS_INVALID_ARGUMENT, "unknown model name '" + shown(name) + "': known are " + known + "and silero-vad");
+    }
+    DownloadProgress report;
+    if (progress)
+      report = [&](const std::string& file, long long done, long long total) { progress(file.c_str(), done, total, user_data); };
+    if (vad) download_vad_model(name, "", report);
+    else download_model(name, "", report);
+  });
+}
 
 void auris_transcribe_options_init(auris_transcribe_options* options) {
   if (!options) return;

@@ -1,7 +1,8 @@
 /* The C API from a C program (compiled as C99, linked as C): load a model, transcribe a file and
  * samples, read segments and words, and the failures a caller meets: missing model or audio, bad
- * options, cancelling from a callback. Usage: c_api_test MODEL AUDIO (jfk.flac); exits 77 (skipped)
- * when either is absent. */
+ * options, cancelling from a callback; download from a stand-in hub. Usage: c_api_test MODEL AUDIO
+ * (jfk.flac); exits 77 (skipped) when either is absent. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -213,6 +214,60 @@ static void cancels_from_callbacks(const auris_model* model, const char* audio) 
   CHECK(calls == 1 && result == NULL);
 }
 
+static void write_file(const char* path, const char* content) {
+  FILE* file = fopen(path, "w");
+  CHECK(file != NULL);
+  if (!file) return;
+  fputs(content, file);
+  fclose(file);
+}
+
+static void count_progress(const char* file, long long done, long long total, void* user_data) {
+  int* calls = (int*)user_data;
+  ++*calls;
+  CHECK(strcmp(file, "ggml-silero-v6.2.0.bin") == 0 && done >= 0 && done <= total);
+}
+
+/* auris_download from a directory standing in for the Hugging Face Hub (file:// URLs): the VAD model's
+ * file, and the listing it is checked against (its size and SHA-256, as `sha256sum` gives them). */
+static void downloads_into_the_cache(void) {
+  char root[] = "/tmp/auris-c-api-XXXXXX";
+  char path[1024], hub[256], cache[256];
+  int calls = 0;
+  const char* dirs[] = {"hub", "hub/ggml-org", "hub/ggml-org/whisper-vad", "hub/ggml-org/whisper-vad/resolve",
+                        "hub/ggml-org/whisper-vad/resolve/main", "hub/api", "hub/api/models", "hub/api/models/ggml-org",
+                        "hub/api/models/ggml-org/whisper-vad", "hub/api/models/ggml-org/whisper-vad/tree"};
+  size_t i;
+  CHECK(mkdtemp(root) != NULL);
+  for (i = 0; i < sizeof dirs / sizeof dirs[0]; ++i) {
+    snprintf(path, sizeof path, "%s/%s", root, dirs[i]);
+    CHECK(mkdir(path, 0700) == 0);
+  }
+  snprintf(path, sizeof path, "%s/hub/ggml-org/whisper-vad/resolve/main/ggml-silero-v6.2.0.bin", root);
+  write_file(path, "vad weights");
+  snprintf(path, sizeof path, "%s/hub/api/models/ggml-org/whisper-vad/tree/main", root);
+  write_file(path, "[{\"type\": \"file\", \"path\": \"ggml-silero-v6.2.0.bin\", \"size\": 11, \"oid\": "
+                   "\"ea6fcbc4c3745b8e7f1a13c933b5f6c3202e451b\", \"lfs\": {\"oid\": "
+                   "\"5c80c97b573921129844efefafa35c821dcc2d118fe48ac2ccd8321b98c57de7\", \"size\": 11}}]");
+  snprintf(hub, sizeof hub, "file://%s/hub", root);
+  snprintf(cache, sizeof cache, "%s/cache", root);
+  setenv("AURIS_HUB_ENDPOINT", hub, 1);
+  setenv("AURIS_MODEL_DIR", cache, 1);
+
+  CHECK(auris_download("silero-vad", count_progress, &calls) == AURIS_OK);
+  CHECK(calls > 0);
+  snprintf(path, sizeof path, "%s/ggml-silero-v6.2.0.bin", cache);
+  CHECK(exists(path));
+  CHECK(auris_download("silero-vad", NULL, NULL) == AURIS_OK); /* there already: no transfer */
+  CHECK(auris_download("tiny.xx", NULL, NULL) == AURIS_INVALID_ARGUMENT);
+  CHECK(strstr(auris_last_error(), "unknown model name 'tiny.xx': known are tiny.en, tiny,") != NULL);
+  CHECK(auris_download(NULL, NULL, NULL) == AURIS_INVALID_ARGUMENT);
+  CHECK(auris_download("base", NULL, NULL) == AURIS_MODEL_ERROR); /* the stand-in does not hold it */
+  CHECK(strstr(auris_last_error(), "/api/models/Systran/faster-whisper-base/tree/main") != NULL);
+  unsetenv("AURIS_HUB_ENDPOINT");
+  unsetenv("AURIS_MODEL_DIR");
+}
+
 int main(int argc, char** argv) {
   auris_status status;
   auris_model* model;
@@ -235,6 +290,7 @@ int main(int argc, char** argv) {
   takes_faster_whisper_options(model, argv[2]);
   reports_failures(model, argv[2]);
   cancels_from_callbacks(model, argv[2]);
+  downloads_into_the_cache();
   auris_model_free(model);
   printf("%s: %d failed checks\n", failures ? "FAIL" : "PASS", failures);
   return failures ? 1 : 0;
