@@ -2,10 +2,13 @@
 // file, bad audio, a bad option) ends here with a message that says what went wrong and what to do.
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 namespace auris {
+
+struct Transcript;  // auris/transcribe.h
 
 class Error : public std::runtime_error {
  public:
@@ -18,6 +21,10 @@ class Error : public std::runtime_error {
 class Cancelled : public Error {
  public:
   Cancelled() : Error("the transcription was cancelled") {}
+  // Filled by the Transcriber on the way out: what was transcribed before the stop (the segments
+  // decided so far, on the audio's timeline, their text and the language), so that an interrupted
+  // run keeps its work. Null where the transcription stopped before its first window.
+  std::shared_ptr<const Transcript> partial;
 };
 
 }  // namespace auris

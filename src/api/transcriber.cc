@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "api/engine_access.h"
 #include "api/model_impl.h"
@@ -107,11 +108,18 @@ Transcript Transcriber::State::transcribe_speech(MelSource& mel, const SpeechDet
       options.on_segment(restored);
     };
   }
-  Transcript t = transcribe_windows(mel, speech_options, threads);
-  for (Segment& segment : t.segments) restore_speech_timestamps(segment, map);
-  t.duration = samples_to_seconds(speech.num_samples);
-  t.duration_after_vad = samples_to_seconds(speech.speech_samples());
-  return t;
+  const auto on_the_audio = [&](Transcript t) {
+    for (Segment& segment : t.segments) restore_speech_timestamps(segment, map);
+    t.duration = samples_to_seconds(speech.num_samples);
+    t.duration_after_vad = samples_to_seconds(speech.speech_samples());
+    return t;
+  };
+  try {
+    return on_the_audio(transcribe_windows(mel, speech_options, threads));
+  } catch (Cancelled& cancelled) {
+    if (cancelled.partial) cancelled.partial = std::make_shared<const Transcript>(on_the_audio(*cancelled.partial));
+    throw;
+  }
 }
 
 Transcriber::Transcriber(std::shared_ptr<const Model> model)

@@ -68,6 +68,53 @@ TEST_F(TranscriberCancel, FromOnProgressStopsBeforeTheNextWindow) {
   EXPECT_NE(whole.text.find("ask not what your country can do for you"), std::string::npos) << whole.text;
 }
 
+// The work done before a cancel comes with it (Cancelled::partial): the segments decided, on the
+// audio's timeline with VAD too, their text, the language and the durations.
+TEST_F(TranscriberCancel, TheWorkDoneBeforeACancelComesWithIt) {
+  Transcriber t(model_);
+  TranscribeOptions options;
+  std::vector<Segment> seen;
+  options.on_segment = [&](const Segment& s) { seen.push_back(s); };
+  options.on_progress = [&](double, double) { throw Cancelled(); };
+  try {
+    t.transcribe(samples_, 16000, options);
+    FAIL() << "not cancelled";
+  } catch (const Cancelled& cancelled) {
+    ASSERT_NE(cancelled.partial, nullptr);
+    const Transcript& partial = *cancelled.partial;
+    ASSERT_FALSE(seen.empty());
+    ASSERT_EQ(partial.segments.size(), seen.size());
+    std::string text;
+    for (size_t i = 0; i < seen.size(); ++i) {
+      EXPECT_EQ(partial.segments[i].text, seen[i].text);
+      text += seen[i].text;
+    }
+    EXPECT_EQ(partial.text, text);
+    EXPECT_NE(partial.text.find("ask not what your country"), std::string::npos) << partial.text;
+    EXPECT_EQ(partial.language, "en");
+    EXPECT_NEAR(partial.duration, 42.0, 0.1);
+  }
+
+  // With VAD: 20 s of silence before jfk; the partial's times are the recording's.
+  const std::vector<float> jfk(samples_.begin(), samples_.begin() + 11 * 16000);
+  std::vector<float> padded(20 * 16000, 0.0f);
+  padded.insert(padded.end(), jfk.begin(), jfk.end());
+  options.vad = VadParameters{};
+  options.vad->model = test::shared_data_dir() + "/vad/for-tests-silero-v6.2.0-ggml.bin";
+  seen.clear();
+  try {
+    t.transcribe(padded, 16000, options);
+    FAIL() << "not cancelled";
+  } catch (const Cancelled& cancelled) {
+    ASSERT_NE(cancelled.partial, nullptr);
+    ASSERT_FALSE(cancelled.partial->segments.empty());
+    EXPECT_GE(cancelled.partial->segments.front().start, 19.5);
+    EXPECT_EQ(cancelled.partial->segments.front().start, seen.front().start);
+    EXPECT_NEAR(cancelled.partial->duration, 31.0, 0.1);
+    EXPECT_LT(cancelled.partial->duration_after_vad, 12.0);
+  }
+}
+
 TEST_F(TranscriberCancel, FromOnSegmentEndsTheTranscription) {
   Transcriber t(model_);
   TranscribeOptions options;

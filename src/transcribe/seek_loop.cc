@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -179,110 +180,121 @@ Transcript transcribe_mel(WindowHolder& windows, const Tokenizer& tokenizer, con
     if (static_cast<long>(hotword_tokens.size()) > most_prompt_tokens) hotword_tokens.resize(static_cast<size_t>(most_prompt_tokens));
   }
 
-  size_t clip_index = 0;
-  int seek = clips[0].first;
-  while (clip_index < clips.size()) {
-    const auto [clip_start, clip_end] = clips[clip_index];
-    if (seek < clip_start) seek = clip_start;
-    if (seek > no_window_after) break;
-    if (seek >= clip_end) {
-      if (++clip_index < clips.size()) seek = clips[clip_index].first;
-      continue;
-    }
-    WindowPosition window;
-    window.previous_seek = seek;
-    window.segment_size = std::min({kChunkFrames, content_frames - seek, clip_end - seek});
-    window.time_offset = frames_to_seconds(seek);
-    window.window_end_time = frames_to_seconds(seek + kChunkFrames);
-    window.segment_duration = frames_to_seconds(window.segment_size);
-    window.content_duration = content_duration;
-    window.content_frames = content_frames;
-    windows.set_window(mel.window(seek, window.segment_size));
-    if (options.multilingual && tokenizer.multilingual()) {
-      // faster-whisper's multilingual mode: each window is decoded in the language it is heard in.
-      const LanguageDetection heard = detect_language(windows.engine(), tokenizer);
-      if (heard.code != *decoding.language) {
-        decoding.language = heard.code;
-        if (aligner) aligner.emplace(aligner_for(heard.code));
+  // A callback's Cancelled leaves with what was transcribed so far.
+  const auto so_far = [&] {
+    Transcript partial = transcript;
+    partial.text = tokenizer.decode(std::span<const int>(all_tokens).subspan(initial_prompt_tokens.size()));
+    return std::make_shared<const Transcript>(std::move(partial));
+  };
+  try {
+    size_t clip_index = 0;
+    int seek = clips[0].first;
+    while (clip_index < clips.size()) {
+      const auto [clip_start, clip_end] = clips[clip_index];
+      if (seek < clip_start) seek = clip_start;
+      if (seek > no_window_after) break;
+      if (seek >= clip_end) {
+        if (++clip_index < clips.size()) seek = clips[clip_index].first;
+        continue;
       }
-    }
+      WindowPosition window;
+      window.previous_seek = seek;
+      window.segment_size = std::min({kChunkFrames, content_frames - seek, clip_end - seek});
+      window.time_offset = frames_to_seconds(seek);
+      window.window_end_time = frames_to_seconds(seek + kChunkFrames);
+      window.segment_duration = frames_to_seconds(window.segment_size);
+      window.content_duration = content_duration;
+      window.content_frames = content_frames;
+      windows.set_window(mel.window(seek, window.segment_size));
+      if (options.multilingual && tokenizer.multilingual()) {
+        // faster-whisper's multilingual mode: each window is decoded in the language it is heard in.
+        const LanguageDetection heard = detect_language(windows.engine(), tokenizer);
+        if (heard.code != *decoding.language) {
+          decoding.language = heard.code;
+          if (aligner) aligner.emplace(aligner_for(heard.code));
+        }
+      }
 
-    std::vector<int> prompt;
-    if (options.carry_initial_prompt) {
-      const size_t ignored = std::max(initial_prompt_tokens.size(), prompt_reset_since);
-      prompt = initial_prompt_tokens;
-      const std::vector<int> rest = python_tail(all_tokens, ignored, remaining_prompt_length);
-      prompt.insert(prompt.end(), rest.begin(), rest.end());
-    } else {
-      prompt.assign(all_tokens.begin() + static_cast<long>(prompt_reset_since), all_tokens.end());
-    }
-    if (!hotword_tokens.empty()) {
-      std::vector<int> previous = python_tail(prompt, 0, most_prompt_tokens - static_cast<long>(hotword_tokens.size()));
-      if (static_cast<long>(hotword_tokens.size()) == most_prompt_tokens) previous.clear();  // a length of 0 is all of it
-      prompt = hotword_tokens;
-      prompt.insert(prompt.end(), previous.begin(), previous.end());
-    }
+      std::vector<int> prompt;
+      if (options.carry_initial_prompt) {
+        const size_t ignored = std::max(initial_prompt_tokens.size(), prompt_reset_since);
+        prompt = initial_prompt_tokens;
+        const std::vector<int> rest = python_tail(all_tokens, ignored, remaining_prompt_length);
+        prompt.insert(prompt.end(), rest.begin(), rest.end());
+      } else {
+        prompt.assign(all_tokens.begin() + static_cast<long>(prompt_reset_since), all_tokens.end());
+      }
+      if (!hotword_tokens.empty()) {
+        std::vector<int> previous = python_tail(prompt, 0, most_prompt_tokens - static_cast<long>(hotword_tokens.size()));
+        if (static_cast<long>(hotword_tokens.size()) == most_prompt_tokens) previous.clear();  // a length of 0 is all of it
+        prompt = hotword_tokens;
+        prompt.insert(prompt.end(), previous.begin(), previous.end());
+      }
 
-    if (options.transcribe_to_the_end) {
-      const bool reaches_the_end = seek + window.segment_size >= std::min(content_frames, clip_end);
-      decoding.no_end_before = reaches_the_end ? std::optional<double>(window.segment_duration - kUnheardTail)
-                                               : options.decoding.no_end_before;
-    }
-    const DecodingResult result =
-        decode_with_fallback(windows.engine(), tokenizer, dims, decoding, options, prompt);
-    decoding.forced_tokens.clear();  // they are the first window's
+      if (options.transcribe_to_the_end) {
+        const bool reaches_the_end = seek + window.segment_size >= std::min(content_frames, clip_end);
+        decoding.no_end_before = reaches_the_end ? std::optional<double>(window.segment_duration - kUnheardTail)
+                                                 : options.decoding.no_end_before;
+      }
+      const DecodingResult result =
+          decode_with_fallback(windows.engine(), tokenizer, dims, decoding, options, prompt);
+      decoding.forced_tokens.clear();  // they are the first window's
 
-    if (is_silence(result, options)) {
-      seek += window.segment_size;  // silence: skip the window
+      if (is_silence(result, options)) {
+        seek += window.segment_size;  // silence: skip the window
+        report_progress(seek);
+        continue;
+      }
+
+      WindowSplit split = split_window(result.tokens, tokenizer.timestamp_begin(), seek, window.segment_size);
+      window.single_timestamp_ending = split.single_timestamp_ending;
+      std::vector<Segment> segments;
+      for (WindowSegment& ws : split.segments) {
+        Segment seg;
+        seg.seek = seek;
+        seg.start = ws.start;
+        seg.end = ws.end;
+        seg.text = tokenizer.decode(text_tokens_of(ws.tokens, tokenizer.eot()));
+        seg.tokens = std::move(ws.tokens);
+        seg.temperature = result.temperature;
+        seg.avg_logprob = result.avg_logprob;
+        seg.compression_ratio = result.compression_ratio;
+        seg.no_speech_prob = result.no_speech_prob;
+        segments.push_back(std::move(seg));
+      }
+      seek += split.seek_advance;
+
+      if (aligner) {
+        add_word_timestamps(segments, *aligner, window.segment_size, options.prepend_punctuations,
+                            options.append_punctuations, last_speech_timestamp);
+        const SeekDecision next = seek_after_word_timestamps(segments, window, seek, options.hallucination_silence_threshold,
+                                                             last_speech_timestamp);
+        seek = make_progress(next.seek, window);
+        if (next.drop_window) continue;  // leading silence before a likely hallucination: retry after it
+        if (const std::optional<double> end = last_end(segments)) last_speech_timestamp = *end;
+      }
+      seek = make_progress(seek, window);
+
+      for (Segment& seg : segments) {
+        // Instantaneous or textless segments carry nothing.
+        if (seg.start == seg.end || strip_whitespace(seg.text).empty()) {
+          seg.text.clear();
+          seg.tokens.clear();
+          seg.words.clear();
+        }
+        seg.id = static_cast<int>(transcript.segments.size());
+        all_tokens.insert(all_tokens.end(), seg.tokens.begin(), seg.tokens.end());
+        if (options.on_segment) options.on_segment(seg);
+        transcript.segments.push_back(std::move(seg));
+      }
+      // Do not feed the prompt tokens if a high temperature was used.
+      if (!options.condition_on_previous_text || result.temperature > options.prompt_reset_on_temperature)
+        prompt_reset_since = all_tokens.size();
       report_progress(seek);
-      continue;
     }
-
-    WindowSplit split = split_window(result.tokens, tokenizer.timestamp_begin(), seek, window.segment_size);
-    window.single_timestamp_ending = split.single_timestamp_ending;
-    std::vector<Segment> segments;
-    for (WindowSegment& ws : split.segments) {
-      Segment seg;
-      seg.seek = seek;
-      seg.start = ws.start;
-      seg.end = ws.end;
-      seg.text = tokenizer.decode(text_tokens_of(ws.tokens, tokenizer.eot()));
-      seg.tokens = std::move(ws.tokens);
-      seg.temperature = result.temperature;
-      seg.avg_logprob = result.avg_logprob;
-      seg.compression_ratio = result.compression_ratio;
-      seg.no_speech_prob = result.no_speech_prob;
-      segments.push_back(std::move(seg));
-    }
-    seek += split.seek_advance;
-
-    if (aligner) {
-      add_word_timestamps(segments, *aligner, window.segment_size, options.prepend_punctuations,
-                          options.append_punctuations, last_speech_timestamp);
-      const SeekDecision next = seek_after_word_timestamps(segments, window, seek, options.hallucination_silence_threshold,
-                                                           last_speech_timestamp);
-      seek = make_progress(next.seek, window);
-      if (next.drop_window) continue;  // leading silence before a likely hallucination: retry after it
-      if (const std::optional<double> end = last_end(segments)) last_speech_timestamp = *end;
-    }
-    seek = make_progress(seek, window);
-
-    for (Segment& seg : segments) {
-      // Instantaneous or textless segments carry nothing.
-      if (seg.start == seg.end || strip_whitespace(seg.text).empty()) {
-        seg.text.clear();
-        seg.tokens.clear();
-        seg.words.clear();
-      }
-      seg.id = static_cast<int>(transcript.segments.size());
-      all_tokens.insert(all_tokens.end(), seg.tokens.begin(), seg.tokens.end());
-      if (options.on_segment) options.on_segment(seg);
-      transcript.segments.push_back(std::move(seg));
-    }
-    // Do not feed the prompt tokens if a high temperature was used.
-    if (!options.condition_on_previous_text || result.temperature > options.prompt_reset_on_temperature)
-      prompt_reset_since = all_tokens.size();
-    report_progress(seek);
+  } catch (Cancelled& cancelled) {
+    cancelled.partial = so_far();
+    throw;
   }
   transcript.text = tokenizer.decode(std::span<const int>(all_tokens).subspan(initial_prompt_tokens.size()));
   return transcript;

@@ -8,13 +8,16 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "auris/audio.h"
@@ -315,6 +318,49 @@ TEST_F(Cli, ModelsNotInTheCacheAreDownloadedFirst) {
   expect_clean_failure(corrupt, "/config.json is corrupt: its Git blob id is");
   EXPECT_FALSE(fs::exists(cache + "/tiny.en"));
   EXPECT_FALSE(fs::exists(cache + "/tiny.en.partial"));
+}
+
+// Ctrl-C in the middle of a long file: the transcription stops after the window being decoded, what
+// was decided is printed and written as a whole run's would be, and the exit status is 130. The
+// child's SIGINT is reset to its default first: a CI runner's background job starts with it
+// ignored, and auris leaves an ignored SIGINT ignored.
+TEST_F(Cli, CtrlCKeepsWhatWasTranscribed) {
+  const std::string dir = test::temp_dir(), longform = data_ + "/audio/longform/hifitts-dev-concat.flac";
+  const std::string out = dir + "/stdout", err = dir + "/stderr";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::signal(SIGINT, SIG_DFL);
+    if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) ::_exit(126);
+    ::execl(test::cli_path().c_str(), "auris", "transcribe", "--model", model_.c_str(), "-v", "-f", "srt", "-o",
+            dir.c_str(), longform.c_str(), jfk_.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  // The first segment on stderr (-v), then Ctrl-C.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+  while (slurp(err).find(" --> ") == std::string::npos && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string said = slurp(err), text = slurp(out);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status) << "\n" << said;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << said;
+  EXPECT_NE(said.find("auris: interrupted: " + longform + " transcribed up to "), std::string::npos) << said;
+  EXPECT_NE(said.find(" s (that text is kept), and the 1 file(s) after it not"), std::string::npos) << said;
+  // The text kept is the start of the whole run's, and the subtitles hold it.
+  const RunResult whole = run_cli("transcribe --model " + model_ + " " + longform);
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  ASSERT_FALSE(words(text).empty());
+  EXPECT_LT(words(text).size(), words(whole.out).size());
+  EXPECT_EQ(words(whole.out).rfind(words(text), 0), 0u) << text;
+  const std::string srt = slurp(dir + "/hifitts-dev-concat.srt");
+  EXPECT_NE(srt.find("1\n00:00:00,000 --> "), std::string::npos) << srt;
+  EXPECT_FALSE(fs::exists(dir + "/jfk.srt")) << "the file after the interrupted one is not transcribed";
 }
 
 TEST_F(Cli, BadAudioFilesFailCleanlyWithoutLosingTheOthers) {

@@ -1,9 +1,6 @@
 // `auris stream [INPUT] --model NAME`: live transcription (include/auris/stream.h). Committed words
 // as they are decided, the tentative tail marked as such; the end of the input, or Ctrl-C, flushes
 // what is left.
-#include <signal.h>
-
-#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <exception>
@@ -16,6 +13,7 @@
 #include "auris/stream.h"
 #include "commands.h"
 #include "model_fetch.h"
+#include "stop_signals.h"
 #include "stream_input.h"
 #include "stream_output.h"
 
@@ -46,18 +44,6 @@ struct StreamArgs {
   std::string compute_type;  // empty: int8_bfloat16 on the CPU, float16 on cuda
   std::string device = "cpu";
 };
-
-std::atomic<bool> stop_requested{false};
-
-// Ctrl-C or SIGTERM: stop reading and flush. A second one kills as usual (SA_RESETHAND).
-void stop_on_signals() {
-  struct sigaction action = {};
-  action.sa_handler = [](int) { stop_requested.store(true); };
-  action.sa_flags = SA_RESETHAND;  // no SA_RESTART: a blocked read returns
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
 
 StreamOptions to_options(const StreamArgs& a) {
   StreamOptions o;
@@ -129,7 +115,7 @@ void run_live(StreamInput& input, StreamingTranscriber& stream, StreamOutput& ou
       if (stream.ready()) output.print(stream.update());
     }
   } catch (...) {
-    stop_requested.store(true);
+    stop_requested().store(true);
     reader.join();
     throw;
   }
@@ -151,7 +137,7 @@ int stream(const StreamArgs& a) {
   StreamingTranscriber transcriber(model, options);
   transcriber.set_threads(a.threads);
   stop_on_signals();
-  StreamInput input(a.input, a.input_format, a.realtime, stop_requested);
+  StreamInput input(a.input, a.input_format, a.realtime, stop_requested());
   // The events' times count from here, where the audio starts to arrive (and --realtime's clock
   // starts), not from before the model loaded.
   StreamOutput output(a.output_format, stdout);
@@ -161,7 +147,7 @@ int stream(const StreamArgs& a) {
     run_offline(input, transcriber, output, options.step_seconds);
   output.print(transcriber.finish());
   output.print_end(transcriber.stats());
-  if (stop_requested.load()) std::fprintf(stderr, "auris: stopped; everything heard was transcribed\n");
+  if (stop_requested().load()) std::fprintf(stderr, "auris: stopped; everything heard was transcribed\n");
   return 0;
 }
 

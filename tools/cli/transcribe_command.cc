@@ -22,9 +22,11 @@
 #include "commands.h"
 #include "model_fetch.h"
 #include "progress_bar.h"
+#include "stop_signals.h"
 #include "tokenizer/utf8.h"
 #include "engine_timings.h"
 #include "transcript_format.h"
+#include "util/number_text.h"
 #include "util/thread_count.h"
 
 namespace auris::cli {
@@ -428,6 +430,7 @@ Command add_transcribe_command(CLI::App& app) {
                      engine_timings_json(counters, (model ? model : pending_model.get())->info(), load_time.count()).c_str());
     };
     if (a->batch_size > 0) return transcribe_batched(*a, pending_model, options, write_files, print_timings);
+    stop_on_signals();  // Ctrl-C: stop after the window being decoded, and keep what was transcribed
     model = load();
     Transcriber transcriber(model);
     set_engine_ablations(transcriber, a->ablations);
@@ -436,17 +439,36 @@ Command add_transcribe_command(CLI::App& app) {
     int failures = 0;
     for (const std::string& file : a->files) {
       try {
+        if (stop_requested().load()) throw Cancelled();  // before the file's audio is read
         TranscribeOptions per_file = options;
         std::optional<ProgressBar> progress;
-        if (!a->verbose && ProgressBar::enabled()) {
+        if (!a->verbose && ProgressBar::enabled())
           progress.emplace(file == "-" ? std::string("stdin") : std::filesystem::path(file).filename().string());
-          per_file.on_progress = [&progress](double done, double total) { progress->update(done, total); };
-        }
+        per_file.on_progress = [&progress](double done, double total) {
+          if (progress) progress->update(done, total);
+          if (stop_requested().load()) throw Cancelled();
+        };
         const Transcript t = transcriber.transcribe_file(file, per_file);
         progress.reset();
         std::printf("%s\n", trim(t.text).c_str());
         std::fflush(stdout);
         write_files(file, t);
+      } catch (const Cancelled& stopped) {
+        // What was decided before the signal is printed and written like a whole transcript.
+        if (stopped.partial) {
+          std::printf("%s\n", trim(stopped.partial->text).c_str());
+          std::fflush(stdout);
+          write_files(file, *stopped.partial);
+        }
+        const std::string name = file == "-" ? "stdin" : file;
+        const auto left = a->files.size() - static_cast<size_t>(&file - a->files.data()) - 1;
+        std::string said = stopped.partial && !stopped.partial->segments.empty()
+                               ? name + " transcribed up to " + number_text(stopped.partial->segments.back().end) +
+                                     " s (that text is kept)"
+                               : name + " not transcribed";
+        if (left > 0) said += ", and the " + std::to_string(left) + " file(s) after it not";
+        std::fprintf(stderr, "auris: interrupted: %s\n", said.c_str());
+        return 130;
       } catch (const Error& e) {
         ++failures;  // one bad file must not lose the others' transcripts
         std::fprintf(stderr, "auris: error: %s\n", e.what());
