@@ -147,7 +147,8 @@ EnglishNumberNormalizer::EnglishNumberNormalizer() {
     tens_suffixed_[replace_all(name, "y", "ieth")] = {v, "th"};
   }
   for (const auto& [name, zeros] : kMultipliers) {
-    const std::string digits = "1" + std::string(zeros, '0');
+    std::string digits(static_cast<size_t>(zeros) + 1, '0');  // "1" + string(...) trips GCC 12's -Wrestrict
+    digits[0] = '1';
     multipliers_[name] = digits;
     multipliers_suffixed_[std::string(name) + "s"] = {digits, "s"};
     multipliers_suffixed_[std::string(name) + "th"] = {digits, "th"};
