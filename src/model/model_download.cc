@@ -1,16 +1,15 @@
 #include "model/model_download.h"
 
-#include <curl/curl.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <exception>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -20,6 +19,7 @@
 #include "auris/error.h"
 #include "model/hub_listing.h"
 #include "model/model_registry.h"
+#include "model/url_transfer.h"
 #include "util/content_digest.h"
 
 namespace fs = std::filesystem;
@@ -41,102 +41,79 @@ std::string file_url(const std::string& repo, const std::string& file) {
 
 using Progress = std::function<void(const std::string&, long long, long long)>;
 
-// Where a transfer's bytes go: `take` returns false to stop it.
-struct Transfer {
-  std::function<bool(const char*, size_t)> take;
-  std::string file;
-  const Progress* progress;
-  std::exception_ptr failure;  // thrown by take: kept across libcurl's C frames, rethrown after
-};
-
-size_t take_chunk(char* data, size_t size, size_t count, void* user) {
-  auto* t = static_cast<Transfer*>(user);
-  try {
-    return t->take(data, size * count) ? size * count : 0;
-  } catch (...) {
-    t->failure = std::current_exception();
-    return 0;
-  }
-}
-
-int report_progress(void* user, curl_off_t total, curl_off_t done, curl_off_t, curl_off_t) {
-  auto* t = static_cast<Transfer*>(user);
-  if (t->progress && *t->progress) (*t->progress)(t->file, static_cast<long long>(done), static_cast<long long>(total));
-  return 0;
-}
-
-// GETs url into t.take; throws auris::Error with the URL and what failed.
-void transfer(const std::string& url, Transfer& t) {
-  static const bool initialised = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
-  if (!initialised) throw Error("cannot initialise libcurl");
-  std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
-  if (!curl) throw Error("cannot initialise libcurl");
-  char message[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(curl.get(), CURLOPT_FAILONERROR, 1L);
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, take_chunk);
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &t);
-  curl_easy_setopt(curl.get(), CURLOPT_XFERINFOFUNCTION, report_progress);
-  curl_easy_setopt(curl.get(), CURLOPT_XFERINFODATA, &t);
-  curl_easy_setopt(curl.get(), CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(curl.get(), CURLOPT_ERRORBUFFER, message);
-  curl_easy_setopt(curl.get(), CURLOPT_CONNECTTIMEOUT, 30L);
-  curl_easy_setopt(curl.get(), CURLOPT_LOW_SPEED_LIMIT, 1L);  // give up on a stalled transfer
-  curl_easy_setopt(curl.get(), CURLOPT_LOW_SPEED_TIME, 60L);
-  const CURLcode rc = curl_easy_perform(curl.get());
-  if (t.failure) std::rethrow_exception(t.failure);
-  if (rc != CURLE_OK)
-    throw Error("download of " + url + " failed: " + (message[0] ? message : curl_easy_strerror(rc)));
-}
-
 // The hub's listing of a repository's files, which every downloaded file is checked against.
 std::map<std::string, HubFile> fetch_listing(const std::string& repo) {
   constexpr size_t kMaxListingBytes = 16 << 20;
-  const std::string url = hub_listing_url(hub_endpoint(), repo);
+  UrlTransfer t;
+  t.url = hub_listing_url(hub_endpoint(), repo);
   std::string text;
   bool too_long = false;
-  Transfer t{[&](const char* data, size_t size) {
-               too_long = text.size() + size > kMaxListingBytes;
-               if (!too_long) text.append(data, size);
-               return !too_long;
-             },
-             "", nullptr, nullptr};
+  t.take = [&](const char* data, size_t size) {
+    too_long = text.size() + size > kMaxListingBytes;
+    if (!too_long) text.append(data, size);
+    return !too_long;
+  };
+  const std::string why = " (auris checks every file it downloads against the hub's listing; a mirror set by "
+                          "AURIS_HUB_ENDPOINT must serve /api/models/REPO/tree/main too)";
   try {
-    transfer(url, t);
-  } catch (const Error& e) {
-    throw Error(std::string(too_long ? "the hub's file listing is over 16 MiB: " + url : e.what()) +
-                " (auris checks every file it downloads against the hub's listing; a mirror set by "
-                "AURIS_HUB_ENDPOINT must serve /api/models/REPO/tree/main too)");
+    run_transfer(t);
+  } catch (const TransferFailed& e) {
+    throw Error(e.what() + why);
   }
+  if (too_long) throw Error("the hub's file listing is over 16 MiB: " + t.url + why);
   return parse_hub_listing(text);
 }
 
-// Downloads url into target and checks it against the hub's entry for it.
-void fetch(const std::string& url, const fs::path& target, const std::string& file, const HubFile& expected,
-           const Progress& progress) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(target.c_str(), "wb"), std::fclose);
-  if (!out) throw Error("cannot write '" + target.string() + "': check the cache directory is writable");
+// A file that is not what the hub lists. resumed: it continued a partial file an interrupted run
+// left, which may have been another version's, so it is fetched again from the start.
+class NotAsListed : public Error {
+ public:
+  NotAsListed(const std::string& message, bool resumed) : Error(message), resumed(resumed) {}
+  bool resumed;
+};
+
+// Adds the first `size` bytes of the file at path to digest.
+void digest_file(const fs::path& path, long long size, ContentDigest& digest) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"), std::fclose);
+  if (!in) throw Error("cannot read '" + path.string() + "': " + std::strerror(errno));
+  std::vector<char> block(1 << 20);
+  for (long long left = size; left > 0;) {
+    const size_t read = std::fread(block.data(), 1, static_cast<size_t>(std::min<long long>(left, 1 << 20)), in.get());
+    if (read == 0) throw Error("cannot read '" + path.string() + "'");
+    digest.update(block.data(), read);
+    left -= static_cast<long long>(read);
+  }
+}
+
+// Downloads url into target, continuing (resume) what an interrupted run left there, and checks the
+// whole against the hub's entry for it.
+void fetch_once(const std::string& url, const fs::path& target, const std::string& file, const HubFile& expected,
+                const Progress& progress, bool resume) {
+  std::error_code ec;
+  long long held = resume && fs::is_regular_file(target, ec) ? static_cast<long long>(fs::file_size(target, ec)) : 0;
+  if (ec || held > expected.size) held = 0;
   ContentDigest digest =
       expected.check == HubFile::Check::kGitBlob ? ContentDigest::git_blob(expected.size) : ContentDigest::sha256();
-  long long received = 0;
+  if (held > 0) digest_file(target, held, digest);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(target.c_str(), held > 0 ? "ab" : "wb"), std::fclose);
+  if (!out) throw Error("cannot write '" + target.string() + "': check the cache directory is writable");
+  long long received = held;
   bool too_long = false, write_failed = false;
   int write_error = 0;
-  Transfer t{[&](const char* data, size_t size) {
-               received += static_cast<long long>(size);
-               too_long = received > expected.size;  // not a byte more than the listing's size is written
-               if (too_long) return false;
-               digest.update(data, size);
-               write_failed = std::fwrite(data, 1, size, out.get()) != size;
-               if (write_failed) write_error = errno;
-               return !write_failed;
-             },
-             file, &progress, nullptr};
-  try {
-    transfer(url, t);
-  } catch (const Error&) {
-    if (!too_long && !write_failed) throw;
-  }
+  UrlTransfer t;
+  t.url = url;
+  t.resume_from = held;
+  t.take = [&](const char* data, size_t size) {
+    received += static_cast<long long>(size);
+    too_long = received > expected.size;  // not a byte more than the listing's size is written
+    if (too_long) return false;
+    digest.update(data, size);
+    write_failed = std::fwrite(data, 1, size, out.get()) != size;
+    if (write_failed) write_error = errno;
+    return !write_failed;
+  };
+  if (progress) t.progress = [&](long long done, long long total) { progress(file, done, total); };
+  if (held < expected.size) run_transfer(t);
   if (!write_failed && std::fflush(out.get()) != 0) {
     write_failed = true;
     write_error = errno;
@@ -144,14 +121,31 @@ void fetch(const std::string& url, const fs::path& target, const std::string& fi
   if (write_failed)
     throw Error("cannot write '" + target.string() + "': " + std::strerror(write_error) + " (is the disk full?)");
   if (too_long || received != expected.size)
-    throw Error("download of " + url + " is " + (too_long ? "longer" : "shorter") + " than the " +
-                std::to_string(expected.size) + " bytes the hub lists for it; nothing was kept: run the download again");
+    throw NotAsListed("download of " + url + " is " + (too_long ? "longer" : "shorter") + " than the " +
+                          std::to_string(expected.size) + " bytes the hub lists for it; nothing was kept: run the "
+                          "download again",
+                      held > 0);
   if (expected.check == HubFile::Check::kSize) return;
   const std::string got = digest.hex();
   if (got != expected.digest)
-    throw Error("download of " + url + " is corrupt: its " +
-                (expected.check == HubFile::Check::kSha256 ? "SHA-256" : "Git blob id") + " is " + got +
-                ", the hub lists " + expected.digest + "; nothing was kept: run the download again");
+    throw NotAsListed("download of " + url + " is corrupt: its " +
+                          (expected.check == HubFile::Check::kSha256 ? "SHA-256" : "Git blob id") + " is " + got +
+                          ", the hub lists " + expected.digest + "; nothing was kept: run the download again",
+                      held > 0);
+}
+
+// fetch_once, resuming; from the start where the resumed file is not what the hub lists (another
+// version's start) or the server will not resume.
+void fetch(const std::string& url, const fs::path& target, const std::string& file, const HubFile& expected,
+           const Progress& progress) {
+  try {
+    return fetch_once(url, target, file, expected, progress, /*resume=*/true);
+  } catch (const NotAsListed& e) {
+    if (!e.resumed) throw;
+  } catch (const TransferFailed& e) {
+    if (!e.range_refused) throw;
+  }
+  fetch_once(url, target, file, expected, progress, /*resume=*/false);
 }
 
 // An exclusive flock on a file beside the destination, held for a download's lifetime. The file stays
@@ -262,8 +256,8 @@ void run_download(const DownloadPlan& plan,
   fs::create_directories(dest.parent_path(), ec);
   const DownloadLock lock(dest.string() + ".lock");
   if (if_present == IfPresent::kKeep && fs::exists(dest, ec)) return;
+  // An interrupted run's partial files are continued (and checked whole).
   const fs::path partial = dest.string() + ".partial";
-  fs::remove_all(partial, ec);
   const bool single_file = plan.files.size() == 1 && dest.filename() == plan.files[0];
   try {
     const std::map<std::string, HubFile> listing = fetch_listing(plan.repo);
@@ -280,6 +274,8 @@ void run_download(const DownloadPlan& plan,
       fetch(plan.urls[i], single_file ? partial : partial / plan.files[i], plan.files[i], expected[i], progress);
     fs::remove_all(dest, ec);
     fs::rename(partial, dest);
+  } catch (const TransferFailed& e) {
+    throw Error(std::string(e.what()) + " (what arrived is kept: run the download again to continue it)");
   } catch (const fs::filesystem_error& e) {
     fs::remove_all(partial, ec);
     throw Error(std::string("cannot write the model into the cache: ") + e.what());

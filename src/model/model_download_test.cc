@@ -3,19 +3,23 @@
 #include "model/model_download.h"
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 #include <vector>
 
+#include "auris/download.h"
 #include "auris/error.h"
 #include "file_hub.h"
 #include "model/model_registry.h"
@@ -169,6 +173,110 @@ TEST_F(Download, AModelTheDiskHasNoRoomForIsRefusedFirst) {
   EXPECT_NE(error.find("free: free some space, or set AURIS_MODEL_DIR to a disk with more"), std::string::npos) << error;
   EXPECT_FALSE(fetched);
   expect_nothing_kept(plan);
+}
+
+// The largest and smallest byte counts progress reported for each file.
+struct ProgressSeen {
+  std::map<std::string, std::pair<long long, long long>> range;  // file: lowest, highest done
+  DownloadProgress report() {
+    return [this](const std::string& file, long long done, long long) {
+      auto [it, fresh] = range.try_emplace(file, done, done);
+      it->second = {std::min(it->second.first, done), std::max(it->second.second, done)};
+    };
+  }
+};
+
+// A download cut off (the network, Ctrl-C) keeps what arrived; the next run asks only for the rest
+// of a file (a Range request), skips the files it has whole, and checks every file whole.
+TEST_F(Download, AnInterruptedDownloadContinuesWhereItStopped) {
+  const DownloadPlan plan = publish_tiny_en();
+  fs::create_directories(plan.destination + ".partial");
+  std::ofstream(plan.destination + ".partial/config.json") << "content of config.json";
+  std::ofstream(plan.destination + ".partial/model.bin") << "content";  // 7 of its 20 bytes
+  ProgressSeen seen;
+  run_download(plan, seen.report());
+  for (const std::string& f : plan.files) {
+    std::ifstream in(plan.destination + "/" + f);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "content of " + f);
+  }
+  EXPECT_EQ(seen.range.count("config.json"), 0u) << "held whole: not fetched again";
+  EXPECT_EQ(seen.range.at("model.bin").first, 7) << "only the rest was asked for";
+  EXPECT_EQ(seen.range.at("model.bin").second, 20);
+  EXPECT_EQ(seen.range.at("tokenizer.json").first, 0);
+  EXPECT_FALSE(fs::exists(plan.destination + ".partial"));
+}
+
+// What an earlier run left may be the start of another version of the file: checked whole, it is not
+// what the hub lists, so the file is fetched again from its start.
+TEST_F(Download, APartialFileOfAnotherVersionIsFetchedAgain) {
+  const DownloadPlan plan = publish_tiny_en();
+  fs::create_directories(plan.destination + ".partial");
+  std::ofstream(plan.destination + ".partial/model.bin") << "CONTENT";
+  std::ofstream(plan.destination + ".partial/config.json") << "content of config.jsoN";  // whole, but not it
+  ProgressSeen seen;
+  run_download(plan, seen.report());
+  for (const std::string& f : plan.files) {
+    std::ifstream in(plan.destination + "/" + f);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "content of " + f);
+  }
+  EXPECT_EQ(seen.range.at("model.bin").first, 0) << "fetched again from its start";
+  EXPECT_EQ(seen.range.at("config.json").first, 0);
+}
+
+TEST_F(Download, AFailedTransferKeepsWhatArrivedForTheNextRun) {
+  const DownloadPlan plan = publish_tiny_en();
+  const std::string served = hub_.served_path(kTinyEnRepo, "tokenizer.json");
+  fs::rename(served, served + ".away");  // listed, but the transfer fails
+  const std::string error = test::error_of([&] { run_download(plan); });
+  EXPECT_NE(error.find("download of " + hub_.endpoint() + "/" + kTinyEnRepo + "/resolve/main/tokenizer.json failed"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("(what arrived is kept: run the download again to continue it)"), std::string::npos) << error;
+  EXPECT_FALSE(fs::exists(plan.destination));
+  EXPECT_TRUE(fs::exists(plan.destination + ".partial/model.bin"));
+  fs::rename(served + ".away", served);
+  ProgressSeen seen;
+  run_download(plan, seen.report());
+  EXPECT_EQ(seen.range.count("model.bin"), 0u) << "held whole: not fetched again";
+  EXPECT_EQ(seen.range.count("tokenizer.json"), 1u);
+  EXPECT_TRUE(fs::exists(plan.destination + "/tokenizer.json"));
+}
+
+// Over real HTTP on loopback, shaped as the Hub answers: the listing from /api, each file a redirect
+// to a CDN. This CDN ignores Range headers (answers 200 with the whole file), so a run that holds a
+// partial file is refused the resume and fetches the file from its start.
+TEST_F(Download, OverHttpWithRedirectsAndAServerThatWillNotResume) {
+  const std::string content = "content of model.bin";
+  httplib::Server server;
+  std::atomic<int> range_requests{0};
+  const std::string listing_path = hub_.listing_path(kTinyEnRepo);
+  publish_tiny_en();  // the listing and the files to serve
+  server.Get("/api/models/Systran/faster-whisper-tiny.en/tree/main", [&](const httplib::Request&, httplib::Response& res) {
+    std::ifstream in(listing_path);
+    res.set_content(std::string(std::istreambuf_iterator<char>(in), {}), "application/json");
+  });
+  server.Get(R"(/Systran/faster-whisper-tiny.en/resolve/main/(.+))", [](const httplib::Request& req, httplib::Response& res) {
+    res.set_redirect("/cdn/" + req.matches[1].str());
+  });
+  server.Get(R"(/cdn/(.+))", [&](const httplib::Request& req, httplib::Response& res) {
+    if (req.has_header("Range")) ++range_requests;
+    std::ifstream in(hub_.served_path(kTinyEnRepo, req.matches[1].str()));
+    res.status = 200;  // the whole file, whatever the Range header asks
+    res.set_content(std::string(std::istreambuf_iterator<char>(in), {}), "application/octet-stream");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { server.listen_after_bind(); });  // bound and listening: connections wait
+  setenv("AURIS_HUB_ENDPOINT", ("http://127.0.0.1:" + std::to_string(port)).c_str(), 1);
+  const DownloadPlan plan = plan_download("tiny.en", DownloadFormat::kCTranslate2, cache_);
+  fs::create_directories(plan.destination + ".partial");
+  std::ofstream(plan.destination + ".partial/model.bin") << "content";
+  const std::string error = test::error_of([&] { run_download(plan); });
+  server.stop();
+  serving.join();
+  EXPECT_EQ(error, "(no error)");
+  EXPECT_EQ(range_requests.load(), 1);
+  std::ifstream in(plan.destination + "/model.bin");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), content);
 }
 
 // A hub (or a mirror) that does not list the repository's files: nothing is downloaded unchecked.
