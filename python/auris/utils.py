@@ -22,7 +22,8 @@ def download_model(
 
     Models land in cache_dir (default: auris's model cache, $AURIS_MODEL_DIR or
     ~/.cache/auris/models); output_dir is where they go instead, if given. A model already there is
-    not downloaded again.
+    not downloaded again. Every file is checked against the Hugging Face Hub's listing of it (size,
+    and SHA-256 or Git blob id); an interrupted download continues where it stopped.
     """
     if not _core.is_registry_model(size_or_id):
         raise ValueError(f"unknown model '{size_or_id}': choose one of {', '.join(available_models())}")
