@@ -67,7 +67,8 @@ void auris_model_free(auris_model* model);
 typedef void (*auris_download_progress)(const char* file, long long done, long long total, void* user_data);
 
 /* Fetches an official model by name ("tiny.en", "base", ..., "large-v3-turbo": its CTranslate2
- * conversion) or the VAD model ("silero-vad") from the Hugging Face Hub ($AURIS_HUB_ENDPOINT names a
+ * conversion), a hub repository's Whisper model ("owner/name", CTranslate2 or Hugging Face format),
+ * or the VAD model ("silero-vad") from the Hugging Face Hub ($AURIS_HUB_ENDPOINT names a
  * mirror) into the model cache, unless it is there already; auris_model_load and the vad_model option
  * then take the name. Every file is checked against the Hub's listing (its size, and its SHA-256 or
  * Git blob id). progress may be NULL. AURIS_INVALID_ARGUMENT for a name auris does not know;

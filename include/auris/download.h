@@ -15,7 +15,9 @@ std::vector<std::string> available_models();
 using DownloadProgress = std::function<void(const std::string& file, long long done, long long total)>;
 
 // Downloads an official model (CTranslate2 format, faster-whisper's checkpoints) into
-// cache_dir/NAME and returns that directory, which Model::load accepts. A model already there
+// cache_dir/NAME, or the Whisper model of a hub repository named "owner/name" (a fine-tuned or
+// converted model in CTranslate2 or Hugging Face format, as faster-whisper's WhisperModel takes)
+// into cache_dir/owner--name, and returns that directory, which Model::load accepts. A model already there
 // is returned as it is, without the network. cache_dir "" is model_cache_dir(). Files land under a
 // ".partial" name and are renamed once complete, so an interrupted download never looks like a
 // model. Every file is checked against the hub's listing of it (size, and SHA-256 or Git blob id).

@@ -289,7 +289,7 @@ class WhisperModel:
         if not 0 <= cpu_threads <= 1024:
             raise ValueError(f"cpu_threads must be 0 (all cores) to 1024, got {cpu_threads}")
         path = model_size_or_path
-        if not os.path.exists(path) and _core.is_registry_model(path):
+        if not os.path.exists(path) and (_core.is_registry_model(path) or _core.is_hub_repo_id(path)):
             path = download_model(path, cache_dir=download_root, local_files_only=local_files_only)
         self.model = _core.Model(engine_path(path), _COMPUTE_TYPES[compute_type], device)
         self.local_files_only = local_files_only

@@ -18,17 +18,21 @@ def download_model(
     local_files_only: bool = False,
     cache_dir: Optional[str] = None,
 ) -> str:
-    """Downloads an official model (CTranslate2 format) and returns its directory.
+    """Downloads an official model (CTranslate2 format), or the Whisper model of a Hugging Face Hub
+    repository ("owner/name": a fine-tuned or converted model in CTranslate2 or Transformers format),
+    and returns its directory.
 
     Models land in cache_dir (default: auris's model cache, $AURIS_MODEL_DIR or
     ~/.cache/auris/models); output_dir is where they go instead, if given. A model already there is
     not downloaded again. Every file is checked against the Hugging Face Hub's listing of it (size,
     and SHA-256 or Git blob id); an interrupted download continues where it stopped.
     """
-    if not _core.is_registry_model(size_or_id):
-        raise ValueError(f"unknown model '{size_or_id}': choose one of {', '.join(available_models())}")
+    repo = not _core.is_registry_model(size_or_id) and _core.is_hub_repo_id(size_or_id)
+    if not repo and not _core.is_registry_model(size_or_id):
+        raise ValueError(f"unknown model '{size_or_id}': choose one of {', '.join(available_models())}, "
+                         "or a hub repository id such as Systran/faster-whisper-small")
     directory = output_dir or cache_dir or _core.model_cache_dir()
-    existing = os.path.join(directory, size_or_id)
+    existing = _core.hub_repo_cache_path(size_or_id, directory) if repo else os.path.join(directory, size_or_id)
     if os.path.isdir(existing):
         return existing
     if local_files_only:

@@ -92,13 +92,14 @@ def _publish_on_file_hub(hub, repo, name, source):
     (its size and SHA-256, as the Hub lists an LFS file) that the downloader checks it against."""
     content = pathlib.Path(source).read_bytes()
     served = hub / repo / "resolve" / "main" / name
-    served.parent.mkdir(parents=True)
+    served.parent.mkdir(parents=True, exist_ok=True)
     served.write_bytes(content)
     listing = hub / "api" / "models" / repo / "tree" / "main"
-    listing.parent.mkdir(parents=True)
-    entry = {"type": "file", "path": name, "size": len(content), "oid": "0" * 40,
-             "lfs": {"oid": hashlib.sha256(content).hexdigest(), "size": len(content), "pointerSize": 134}}
-    listing.write_text(json.dumps([entry]))
+    listing.parent.mkdir(parents=True, exist_ok=True)
+    entries = json.loads(listing.read_text()) if listing.exists() else []
+    entries.append({"type": "file", "path": name, "size": len(content), "oid": "0" * 40,
+                    "lfs": {"oid": hashlib.sha256(content).hexdigest(), "size": len(content), "pointerSize": 134}})
+    listing.write_text(json.dumps(entries))
 
 
 def test_vad_model_is_downloaded_the_first_time(tiny_en, cache_dir, jfk, data, tmp_path, monkeypatch):
@@ -116,6 +117,20 @@ def test_vad_model_is_downloaded_the_first_time(tiny_en, cache_dir, jfk, data, t
     assert (tmp_path / "cache" / "ggml-silero-v6.2.0.bin").read_bytes() == \
         (data / "vad" / "for-tests-silero-v6.2.0-ggml.bin").read_bytes()
     assert info.vad_options.model == "silero-vad"
+
+
+def test_a_hub_repository_id_is_downloaded_as_faster_whisper_does(cache_dir, jfk, tmp_path, monkeypatch):
+    """WhisperModel("owner/name") and download_model("owner/name"): a converted or fine-tuned model."""
+    for name in ("config.json", "model.bin", "tokenizer.json", "vocabulary.txt"):
+        _publish_on_file_hub(tmp_path / "hub", "someone/whisper-tiny-en-ct2", name, cache_dir / "tiny.en" / name)
+    monkeypatch.setenv("AURIS_HUB_ENDPOINT", f"file://{tmp_path / 'hub'}")
+    monkeypatch.setenv("AURIS_MODEL_DIR", str(tmp_path / "cache"))
+    model = WhisperModel("someone/whisper-tiny-en-ct2", cpu_threads=1)
+    segments, _ = model.transcribe(jfk, beam_size=1)
+    assert "ask not what your country" in "".join(s.text for s in segments)
+    assert auris.download_model("someone/whisper-tiny-en-ct2") == str(tmp_path / "cache" / "someone--whisper-tiny-en-ct2")
+    with pytest.raises(ValueError, match="hub repository id"):
+        auris.download_model("not a model")
 
 
 def test_faster_whispers_penalties_and_hotwords_equal_the_clis(tiny_en, jfk, cli):

@@ -17,6 +17,7 @@
 #include "auris/model.h"
 #include "auris/transcribe.h"
 #include "decoding/decoding_task.h"
+#include "model/model_download.h"
 #include "model/model_registry.h"
 #include "transcribe/seek_loop.h"
 #include "transcribe/temperature_fallback.h"
@@ -233,10 +234,11 @@ auris_status auris_download(const char* name, auris_download_progress progress, 
   return guarded(AURIS_MODEL_ERROR, [&] {
     require(name != nullptr, "name is NULL: pass a model name (\"tiny.en\", \"base\", ...) or \"silero-vad\"");
     const bool vad = find_vad_model(name).has_value();
-    if (!vad && !find_registry_model(name)) {
+    if (!vad && !find_registry_model(name) && !is_hub_repo_id(name)) {
       std::string known;
       for (const std::string& model : available_models()) known += model + ", ";
-      throw StatusError(AURIS_INVALID_ARGUMENT, "unknown model name '" + shown(name) + "': known are " + known + "and silero-vad");
+      throw StatusError(AURIS_INVALID_ARGUMENT, "unknown model name '" + shown(name) + "': known are " + known +
+                                                    "silero-vad, and hub repositories as owner/name");
     }
     DownloadProgress report;
     if (progress)

@@ -16,7 +16,10 @@ std::vector<std::string> available_models() {
 }
 
 std::string download_model(const std::string& name, const std::string& cache_dir, const DownloadProgress& progress) {
-  const DownloadPlan plan = plan_download(name, DownloadFormat::kCTranslate2, cache_dir.empty() ? model_cache_dir() : cache_dir);
+  const std::string directory = cache_dir.empty() ? model_cache_dir() : cache_dir;
+  const DownloadPlan plan = !find_registry_model(name) && is_hub_repo_id(name)
+                                ? plan_repo_download(name, directory)
+                                : plan_download(name, DownloadFormat::kCTranslate2, directory);
   run_download(plan, progress, IfPresent::kKeep);
   return plan.destination;
 }

@@ -6,6 +6,7 @@
 #include "api/cuda_plugin.h"
 #include "api/model_impl.h"
 #include "auris/error.h"
+#include "model/model_download.h"
 #include "model/model_loader.h"
 #include "model/model_registry.h"
 #include "whisper/kv_cache.h"
@@ -37,6 +38,13 @@ bool model_path_exists(const fs::path& path) {
 std::string resolve_model_path(const std::string& path_or_name) {
   if (path_or_name.empty()) throw Error("no model given: pass a model name (tiny.en, base, ...) or a model path");
   if (model_path_exists(path_or_name)) return path_or_name;
+  if (is_hub_repo_id(path_or_name)) {
+    const std::string cached = hub_repo_cache_path(path_or_name, model_cache_dir());
+    if (model_path_exists(cached)) return cached;
+    throw Error("model '" + shown(path_or_name) + "' is neither a path nor in the cache (" + shown(cached) +
+                "): run `auris download " + shown(path_or_name) + "` to fetch the hub repository's model, or pass "
+                "the path of a model directory or ggml file");
+  }
   if (path_or_name.find('/') != std::string::npos)
     throw Error("model path '" + shown(path_or_name) + "' does not exist: pass a CTranslate2 or Hugging Face model "
                 "directory, a whisper.cpp ggml file, or a model name");

@@ -80,4 +80,35 @@ std::map<std::string, HubFile> parse_hub_listing(std::string_view json) {
   return files;
 }
 
+std::vector<std::string> whisper_model_files(const std::string& repo, const std::map<std::string, HubFile>& files) {
+  const auto has = [&](const std::string& name) { return files.count(name) > 0; };
+  std::vector<std::string> chosen;
+  const auto take_if_there = [&](std::initializer_list<const char*> names) {
+    for (const char* name : names)
+      if (has(name)) chosen.push_back(name);
+  };
+  if (has("model.bin") && has("config.json") && (has("vocabulary.json") || has("vocabulary.txt"))) {
+    take_if_there({"config.json", "model.bin", "vocabulary.json", "vocabulary.txt", "tokenizer.json",
+                   "preprocessor_config.json"});
+    return chosen;
+  }
+  const bool one_file = has("model.safetensors"), shards = has("model.safetensors.index.json");
+  if ((one_file || shards) && has("config.json") && has("vocab.json") && has("merges.txt")) {
+    take_if_there({"config.json", "generation_config.json", "vocab.json", "merges.txt", "tokenizer.json",
+                   "tokenizer_config.json", "added_tokens.json", "special_tokens_map.json", "normalizer.json",
+                   "preprocessor_config.json"});
+    if (one_file) {
+      chosen.push_back("model.safetensors");
+    } else {
+      chosen.push_back("model.safetensors.index.json");
+      for (const auto& [path, file] : files)  // model-00001-of-00002.safetensors, ...
+        if (path.starts_with("model-") && path.ends_with(".safetensors")) chosen.push_back(path);
+    }
+    return chosen;
+  }
+  throw Error("the hub's repository " + repo + " holds no Whisper model auris reads: a CTranslate2 conversion "
+              "(model.bin, config.json, vocabulary.json or .txt) or a Hugging Face checkpoint (config.json, "
+              "model.safetensors, vocab.json, merges.txt)");
+}
+
 }  // namespace auris

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace auris {
 
@@ -26,5 +27,12 @@ std::string hub_listing_url(const std::string& endpoint, const std::string& repo
 
 // The files of a listing, by path. Throws auris::Error naming what is wrong where it is not one.
 std::map<std::string, HubFile> parse_hub_listing(std::string_view json);
+
+// The files of a repository's Whisper model that auris reads: a CTranslate2 conversion (model.bin,
+// config.json, its vocabulary) or a Hugging Face Transformers checkpoint (config.json, the
+// safetensors, one file or shards with their index, vocab.json and merges.txt), with the tokenizer
+// and preprocessor files beside them. Throws auris::Error naming the repository where it holds
+// neither.
+std::vector<std::string> whisper_model_files(const std::string& repo, const std::map<std::string, HubFile>& files);
 
 }  // namespace auris

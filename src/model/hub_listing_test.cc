@@ -40,6 +40,30 @@ TEST(HubListing, ReadsEachFilesCheck) {
             "https://huggingface.co/api/models/ggml-org/whisper-vad/tree/main");
 }
 
+// Which files of a repository make the Whisper model auris downloads.
+TEST(HubListing, ChoosesTheFilesOfTheWhisperModelARepositoryHolds) {
+  const auto listing = [](std::initializer_list<const char*> names) {
+    std::map<std::string, HubFile> files;
+    for (const char* name : names) files[name] = HubFile{};
+    return files;
+  };
+  using Files = std::vector<std::string>;
+  EXPECT_EQ(whisper_model_files("o/ct2", listing({"README.md", "config.json", "model.bin", "tokenizer.json",
+                                                  "vocabulary.txt", ".gitattributes"})),
+            (Files{"config.json", "model.bin", "vocabulary.txt", "tokenizer.json"}));
+  EXPECT_EQ(whisper_model_files("o/hf", listing({"config.json", "model.safetensors", "pytorch_model.bin", "vocab.json",
+                                                 "merges.txt", "generation_config.json", "flax_model.msgpack"})),
+            (Files{"config.json", "generation_config.json", "vocab.json", "merges.txt", "model.safetensors"}));
+  EXPECT_EQ(whisper_model_files("o/shards", listing({"config.json", "model.safetensors.index.json", "vocab.json",
+                                                     "merges.txt", "model-00002-of-00002.safetensors",
+                                                     "model-00001-of-00002.safetensors"})),
+            (Files{"config.json", "vocab.json", "merges.txt", "model.safetensors.index.json",
+                   "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}));
+  const std::string error =
+      test::error_of([&] { whisper_model_files("o/onnx", listing({"config.json", "encoder_model.onnx", "vocab.json"})); });
+  EXPECT_NE(error.find("the hub's repository o/onnx holds no Whisper model auris reads"), std::string::npos) << error;
+}
+
 TEST(HubListing, RefusesWhatIsNotAListing) {
   const struct {
     const char* json;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -230,6 +231,31 @@ DownloadPlan plan_download(const std::string& name, DownloadFormat format, const
   throw Error("unknown download format");
 }
 
+bool is_hub_repo_id(const std::string& text) {
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size() || text.find('/', slash + 1) != std::string::npos)
+    return false;
+  if (text.front() == '.' || text[slash + 1] == '.' || text.size() > 200) return false;
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '-' || c == '_' || c == '.';
+  });
+}
+
+std::string hub_repo_cache_path(const std::string& repo, const std::string& cache_dir) {
+  std::string name = repo;
+  name.replace(name.find('/'), 1, "--");
+  return (fs::path(cache_dir) / name).string();
+}
+
+DownloadPlan plan_repo_download(const std::string& repo, const std::string& cache_dir) {
+  if (!is_hub_repo_id(repo)) throw Error("'" + repo + "' is not a hub repository id such as Systran/faster-whisper-small");
+  DownloadPlan plan;
+  plan.name = repo;
+  plan.repo = repo;
+  plan.destination = hub_repo_cache_path(repo, cache_dir);
+  return plan;  // its files come from the listing
+}
+
 DownloadPlan plan_vad_download(const std::string& name, const std::string& cache_dir) {
   const auto model = find_vad_model(name);
   if (!model) throw Error("unknown VAD model '" + name + "': the known one is silero-vad");
@@ -261,17 +287,22 @@ void run_download(const DownloadPlan& plan,
   const bool single_file = plan.files.size() == 1 && dest.filename() == plan.files[0];
   try {
     const std::map<std::string, HubFile> listing = fetch_listing(plan.repo);
+    std::vector<std::string> files = plan.files, urls = plan.urls;
+    if (files.empty())
+      for (const std::string& file : whisper_model_files(plan.repo, listing)) {
+        files.push_back(file);
+        urls.push_back(file_url(plan.repo, file));
+      }
     std::vector<HubFile> expected;
-    for (size_t i = 0; i < plan.files.size(); ++i) {
-      const auto file = listing.find(plan.files[i]);
-      if (file == listing.end())
-        throw Error("the hub does not list " + plan.files[i] + " in " + plan.repo + " (" + plan.urls[i] + ")");
+    for (size_t i = 0; i < files.size(); ++i) {
+      const auto file = listing.find(files[i]);
+      if (file == listing.end()) throw Error("the hub does not list " + files[i] + " in " + plan.repo + " (" + urls[i] + ")");
       expected.push_back(file->second);
     }
     require_free_space(plan, expected);
     fs::create_directories(single_file ? dest.parent_path() : partial);
-    for (size_t i = 0; i < plan.files.size(); ++i)
-      fetch(plan.urls[i], single_file ? partial : partial / plan.files[i], plan.files[i], expected[i], progress);
+    for (size_t i = 0; i < files.size(); ++i)
+      fetch(urls[i], single_file ? partial : partial / files[i], files[i], expected[i], progress);
     fs::remove_all(dest, ec);
     fs::rename(partial, dest);
   } catch (const TransferFailed& e) {

@@ -12,11 +12,12 @@ namespace auris {
 enum class DownloadFormat { kCTranslate2, kHuggingFace, kGgml };
 
 struct DownloadPlan {
-  std::string name;                // registry name, e.g. "tiny.en"
+  std::string name;                // registry name, e.g. "tiny.en", or the repository's id
   std::string repo;                // the hub repository every file comes from
   std::string destination;         // directory (ctranslate2, huggingface) or file (ggml)
   std::vector<std::string> urls;   // one per file
-  std::vector<std::string> files;  // destination-relative file names, parallel to urls
+  std::vector<std::string> files;  // destination-relative file names, parallel to urls; empty: the
+                                   // Whisper model the repository's listing holds (whisper_model_files)
 };
 
 // The hub endpoint: $AURIS_HUB_ENDPOINT (e.g. a mirror or file:///dir for tests), else https://huggingface.co.
@@ -27,6 +28,13 @@ DownloadPlan plan_download(const std::string& name, DownloadFormat format, const
 // What `auris download silero-vad` fetches: whisper.cpp's ggml VAD file into cache_dir. Throws
 // auris::Error for a name that is not a VAD model.
 DownloadPlan plan_vad_download(const std::string& name, const std::string& cache_dir);
+// A hub repository id ("owner/name", as faster-whisper's WhisperModel takes): a fine-tuned or
+// converted Whisper model in CTranslate2 or Hugging Face format.
+bool is_hub_repo_id(const std::string& text);
+// Where a repository's model goes in the cache: cache_dir/owner--name.
+std::string hub_repo_cache_path(const std::string& repo, const std::string& cache_dir);
+// What downloading a repository fetches: its Whisper model's files, chosen from its listing.
+DownloadPlan plan_repo_download(const std::string& repo, const std::string& cache_dir);
 // The VAD model file for a path (returned as is when it exists) or a VAD model name (looked up in
 // cache_dir, where `auris download` puts it). Throws auris::Error saying how to get it otherwise.
 std::string resolve_vad_model_path(const std::string& path_or_name, const std::string& cache_dir);

@@ -279,6 +279,21 @@ TEST_F(Download, OverHttpWithRedirectsAndAServerThatWillNotResume) {
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), content);
 }
 
+// A repository named as faster-whisper's WhisperModel takes it ("owner/name"): its Whisper model's
+// files, chosen from the listing, into cache/owner--name.
+TEST_F(Download, AHubRepositorysModelComesWithTheFilesItNeeds) {
+  EXPECT_TRUE(is_hub_repo_id("someone/whisper-small-ct2"));
+  for (const char* not_one : {"tiny.en", "/abs/path", "a/b/c", "./model", "../x/y", "a/", "/b", "a/.b", "a b/c"})
+    EXPECT_FALSE(is_hub_repo_id(not_one)) << not_one;
+  const std::string repo = "someone/whisper-tiny-ct2";
+  for (const char* file : {"config.json", "model.bin", "vocabulary.txt", "README.md"}) publish(repo, file, std::string("content of ") + file);
+  const DownloadPlan plan = plan_repo_download(repo, cache_);
+  EXPECT_EQ(plan.destination, cache_ + "/someone--whisper-tiny-ct2");
+  run_download(plan);
+  for (const char* file : {"config.json", "model.bin", "vocabulary.txt"}) EXPECT_TRUE(fs::exists(plan.destination + "/" + file)) << file;
+  EXPECT_FALSE(fs::exists(plan.destination + "/README.md"));
+}
+
 // A hub (or a mirror) that does not list the repository's files: nothing is downloaded unchecked.
 TEST_F(Download, NoListingNoDownload) {
   const DownloadPlan plan = publish_tiny_en();

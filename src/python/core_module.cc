@@ -571,6 +571,8 @@ NB_MODULE(_core, m) {
       },
       "name"_a, "cache_dir"_a, "Downloads a registry model (CTranslate2 format) into cache_dir; returns its path.");
   m.def("is_vad_model", [](const std::string& name) { return find_vad_model(name).has_value(); });
+  m.def("is_hub_repo_id", &is_hub_repo_id);
+  m.def("hub_repo_cache_path", &hub_repo_cache_path, "repo"_a, "cache_dir"_a);
   m.def(
       "download_vad_model",
       [](const std::string& name, const std::string& cache_dir) {

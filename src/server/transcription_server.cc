@@ -441,8 +441,8 @@ struct TranscriptionServer::Impl {
       for (const Model& m : models) data.push_back(model_object(m));
       res.set_content(nlohmann::json{{"object", "list"}, {"data", data}}.dump(), "application/json");
     });
-    // OpenAI's "retrieve model" (client.models.retrieve(id)).
-    http.Get(R"(/v1/models/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    // OpenAI's "retrieve model" (client.models.retrieve(id)); an id may be a Hub repository's, owner/name.
+    http.Get(R"(/v1/models/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
       try {
         check_api_key(req);
         for (const Model& m : models)

@@ -286,6 +286,38 @@ TEST_F(Cli, MissingModelSaysHowToGetIt) {
 // A model or VAD name that is not in the cache is downloaded first, checked against the hub's
 // listing, and the command goes on; the next run finds it there. A file that is not what the hub
 // lists stops the command, and nothing is left in the cache.
+// A hub repository's model by its id, as faster-whisper takes it: a CTranslate2 conversion and a
+// Hugging Face checkpoint (tiny.en written out by `auris convert`), each downloaded on first use.
+TEST_F(Cli, AHubRepositoryIdIsDownloadedAndTranscribes) {
+  const std::string root = test::temp_dir(), cache = root + "/cache";
+  test::FileHub hub(root + "/hub");
+  for (const std::string file : {"config.json", "model.bin", "tokenizer.json", "vocabulary.txt"})
+    hub.publish_file("someone/whisper-tiny-en-ct2", file, model_ + "/" + file);
+  ASSERT_EQ(run_cli("convert " + model_ + " --to hf --f16 -o " + root + "/hf").status, 0);
+  for (const std::string file : {"config.json", "generation_config.json", "merges.txt", "model.safetensors", "vocab.json"})
+    hub.publish_file("someone/whisper-tiny-en-hf", file, root + "/hf/" + file);
+  setenv("AURIS_HUB_ENDPOINT", hub.endpoint().c_str(), 1);
+  setenv("AURIS_MODEL_DIR", cache.c_str(), 1);
+  const RunResult ct2 = run_cli("transcribe --model someone/whisper-tiny-en-ct2 " + jfk_);
+  const RunResult hf = run_cli("transcribe --model someone/whisper-tiny-en-hf " + jfk_);
+  const RunResult again = run_cli("transcribe --model someone/whisper-tiny-en-hf " + jfk_);
+  const RunResult absent = run_cli("transcribe --model someone/no-such-repo " + jfk_);
+  unsetenv("AURIS_HUB_ENDPOINT");
+  unsetenv("AURIS_MODEL_DIR");
+  const std::string expected =
+      "and so my fellow americans ask not what your country can do for you ask what you can do for your country";
+  for (const RunResult* r : {&ct2, &hf, &again}) {
+    ASSERT_EQ(r->status, 0) << r->err;
+    EXPECT_EQ(words(r->out), expected);
+  }
+  EXPECT_NE(hf.err.find("auris: downloading someone/whisper-tiny-en-hf (its Whisper model) from " + hub.endpoint() +
+                        " into " + cache + "/someone--whisper-tiny-en-hf"),
+            std::string::npos)
+      << hf.err;
+  EXPECT_EQ(again.err.find("downloading"), std::string::npos) << again.err;
+  expect_clean_failure(absent, "/api/models/someone/no-such-repo/tree/main");
+}
+
 TEST_F(Cli, ModelsNotInTheCacheAreDownloadedFirst) {
   const std::string root = test::temp_dir(), cache = root + "/cache";
   test::FileHub hub(root + "/hub");

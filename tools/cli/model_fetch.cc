@@ -41,11 +41,13 @@ std::string fetched_model(const std::string& name_or_path) {
   try {
     return resolve_model_path(name_or_path);
   } catch (const Error&) {
-    if (offline() || !find_registry_model(name_or_path)) throw;
+    if (offline() || (!find_registry_model(name_or_path) && !is_hub_repo_id(name_or_path))) throw;
   }
-  const DownloadPlan plan = plan_download(name_or_path, DownloadFormat::kCTranslate2, model_cache_dir());
+  const bool repo = !find_registry_model(name_or_path);
+  const DownloadPlan plan = repo ? plan_repo_download(name_or_path, model_cache_dir())
+                                 : plan_download(name_or_path, DownloadFormat::kCTranslate2, model_cache_dir());
   announce(plan);
-  download_with_progress(plan, "ct2", IfPresent::kKeep);  // another process may be fetching it too
+  download_with_progress(plan, repo ? "its Whisper model" : "ct2", IfPresent::kKeep);  // another process may be fetching it too
   return plan.destination;
 }
 

@@ -51,7 +51,7 @@ Command add_download_command(CLI::App& app) {
     std::string format = "ct2";
   };
   auto a = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand("download", "Download an official Whisper model (or silero-vad) into the cache");
+  CLI::App* cmd = app.add_subcommand("download", "Download an official Whisper model, a hub repository's (owner/name), or silero-vad into the cache");
   cmd->add_option("name", a->name, "Model name (see `auris models`)")->required();
   cmd->add_option("--format", a->format, "ct2 (faster-whisper), hf (Transformers) or ggml (whisper.cpp)")
       ->check(CLI::IsMember({"ct2", "hf", "ggml"}))
@@ -64,9 +64,14 @@ Command add_download_command(CLI::App& app) {
     const bool vad = find_vad_model(a->name).has_value();
     if (vad && cmd->count("--format") && format != DownloadFormat::kGgml)
       throw Error(a->name + " is published in the ggml format only: drop --format or pass --format ggml");
-    const DownloadPlan plan = vad ? plan_vad_download(a->name, model_cache_dir())
-                                  : plan_download(a->name, format, model_cache_dir());
-    download_with_progress(plan, vad ? "ggml" : a->format, IfPresent::kReplace);
+    // A hub repository (owner/name): its Whisper model, in the format it holds.
+    const bool repo = !vad && !find_registry_model(a->name) && is_hub_repo_id(a->name);
+    if (repo && cmd->count("--format"))
+      throw Error(a->name + " is a hub repository: its model is fetched in the format it holds, so drop --format");
+    const DownloadPlan plan = vad    ? plan_vad_download(a->name, model_cache_dir())
+                              : repo ? plan_repo_download(a->name, model_cache_dir())
+                                     : plan_download(a->name, format, model_cache_dir());
+    download_with_progress(plan, vad ? "ggml" : repo ? "its Whisper model" : a->format, IfPresent::kReplace);
     std::printf("%s\n", plan.destination.c_str());
     return 0;
   }};

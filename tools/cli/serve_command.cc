@@ -14,6 +14,7 @@
 #include "auris/model.h"
 #include "auris/transcribe.h"
 #include "commands.h"
+#include "model/model_download.h"
 #include "model_fetch.h"
 #include "server/transcription_server.h"
 
@@ -30,8 +31,11 @@ struct ServeArgs {
   const CLI::Option* vad_model_option = nullptr;  // given: checked at start, not at the first request with VAD
 };
 
-// What a request's `model` field calls a model: the name it was given, or a path's last component.
+// What a request's `model` field calls a model: the name or Hub repository id it was given, or a
+// path's last component.
 std::string served_name(const std::string& name_or_path) {
+  std::error_code error;
+  if (is_hub_repo_id(name_or_path) && !std::filesystem::exists(name_or_path, error)) return name_or_path;
   const std::filesystem::path path(name_or_path);
   const std::string last = path.has_filename() ? path.filename().string() : path.parent_path().filename().string();
   return last.empty() ? name_or_path : last;
@@ -83,7 +87,7 @@ int serve(const ServeArgs& a) {
 Command add_serve_command(CLI::App& app) {
   auto a = std::make_shared<ServeArgs>();
   CLI::App* cmd = app.add_subcommand("serve", "Serve OpenAI's /v1/audio/transcriptions and /translations over HTTP (docs/SERVER.md)");
-  cmd->add_option("-m,--model", a->models, "Model name (downloaded into the cache the first time) or path; repeat to serve several (the first is the default)")
+  cmd->add_option("-m,--model", a->models, "Model: a name or a Hub repository id (owner/name), downloaded into the cache the first time, or a path; repeat to serve several (the first is the default)")
       ->required();
   cmd->add_option("--host", a->options.host, "Address to listen on (loopback unless told otherwise)")->capture_default_str();
   cmd->add_option("--port", a->options.port, "Port (0: any free port)")->check(within(0, 65535))->capture_default_str();

@@ -162,7 +162,7 @@ Command add_stream_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--input-format", a->input_format, "FFmpeg input device for INPUT, e.g. alsa (INPUT: default, hw:0) or pulse");
   cmd->add_flag("--realtime", a->realtime, "Feed a file at the speed it plays, as if it were live");
-  cmd->add_option("-m,--model", a->model, "Model name (tiny.en, base, small, ...: downloaded into the cache the first time) or path")
+  cmd->add_option("-m,--model", a->model, "Model: a name (tiny.en, base, small, ...) or a Hub repository id (owner/name), downloaded into the cache the first time, or a path")
       ->capture_default_str();
   cmd->add_option("-l,--language", a->language, "Spoken language (code or name); detected when omitted");
   cmd->add_option("--task", a->task, "transcribe, or translate to English")

@@ -229,7 +229,7 @@ Command add_transcribe_command(CLI::App& app) {
   auto a = std::make_shared<TranscribeArgs>();
   CLI::App* cmd = app.add_subcommand("transcribe", "Transcribe (or translate) audio files");
   cmd->add_option("files", a->files, "Audio files (any format FFmpeg reads; - for stdin)")->required();
-  cmd->add_option("-m,--model", a->model, "Model name (tiny.en, base, small, ...: downloaded into the cache the first time) or path")
+  cmd->add_option("-m,--model", a->model, "Model: a name (tiny.en, base, small, ...) or a Hub repository id (owner/name), downloaded into the cache the first time, or a path")
       ->capture_default_str();
   cmd->add_option("-l,--language", a->language, "Spoken language (code or name); detected when omitted");
   cmd->add_option("--language-detection-segments", a->language_detection_segments,
@@ -488,7 +488,7 @@ Command add_detect_language_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("detect-language", "Print the spoken language of audio files");
   cmd->add_option("files", a->files, "Audio files")->required();
-  cmd->add_option("-m,--model", a->model, "Multilingual model name (downloaded into the cache the first time) or path")->capture_default_str();
+  cmd->add_option("-m,--model", a->model, "Multilingual model: a name or a Hub repository id, downloaded into the cache the first time, or a path")->capture_default_str();
   cmd->add_option("-t,--threads", a->threads, "CPU threads (0: all cores)")->check(within(0, 256));
   return {cmd, [a]() {
     set_cpu_threads(a->threads);
