@@ -283,27 +283,40 @@ TEST_F(Cli, MissingModelSaysHowToGetIt) {
   expect_clean_failure(offline_vad, "run `auris download silero-vad`");
 }
 
-// A model or VAD name that is not in the cache is downloaded first, checked against the hub's
-// listing, and the command goes on; the next run finds it there. A file that is not what the hub
-// lists stops the command, and nothing is left in the cache.
+// A stand-in hub and an empty model cache for the commands this test runs (tests/file_hub.h), the
+// cached tiny.en served as a repository's CTranslate2 model when asked.
+struct HubAndCache {
+  HubAndCache(const std::string& root, const std::string& tiny_en) : hub(root + "/hub"), cache(root + "/cache"), tiny_en(tiny_en) {
+    setenv("AURIS_HUB_ENDPOINT", hub.endpoint().c_str(), 1);
+    setenv("AURIS_MODEL_DIR", cache.c_str(), 1);
+  }
+  ~HubAndCache() {
+    unsetenv("AURIS_HUB_ENDPOINT");
+    unsetenv("AURIS_MODEL_DIR");
+  }
+  void serve_tiny_en_as(const std::string& repo) {
+    for (const std::string file : {"config.json", "model.bin", "tokenizer.json", "vocabulary.txt"})
+      hub.publish_file(repo, file, tiny_en + "/" + file);
+  }
+  test::FileHub hub;
+  std::string cache, tiny_en;
+};
+
 // A hub repository's model by its id, as faster-whisper takes it: a CTranslate2 conversion and a
 // Hugging Face checkpoint (tiny.en written out by `auris convert`), each downloaded on first use.
 TEST_F(Cli, AHubRepositoryIdIsDownloadedAndTranscribes) {
-  const std::string root = test::temp_dir(), cache = root + "/cache";
-  test::FileHub hub(root + "/hub");
-  for (const std::string file : {"config.json", "model.bin", "tokenizer.json", "vocabulary.txt"})
-    hub.publish_file("someone/whisper-tiny-en-ct2", file, model_ + "/" + file);
+  const std::string root = test::temp_dir();
+  HubAndCache stand_in(root, model_);
+  const std::string& cache = stand_in.cache;
+  const test::FileHub& hub = stand_in.hub;
+  stand_in.serve_tiny_en_as("someone/whisper-tiny-en-ct2");
   ASSERT_EQ(run_cli("convert " + model_ + " --to hf --f16 -o " + root + "/hf").status, 0);
   for (const std::string file : {"config.json", "generation_config.json", "merges.txt", "model.safetensors", "vocab.json"})
-    hub.publish_file("someone/whisper-tiny-en-hf", file, root + "/hf/" + file);
-  setenv("AURIS_HUB_ENDPOINT", hub.endpoint().c_str(), 1);
-  setenv("AURIS_MODEL_DIR", cache.c_str(), 1);
+    stand_in.hub.publish_file("someone/whisper-tiny-en-hf", file, root + "/hf/" + file);
   const RunResult ct2 = run_cli("transcribe --model someone/whisper-tiny-en-ct2 " + jfk_);
   const RunResult hf = run_cli("transcribe --model someone/whisper-tiny-en-hf " + jfk_);
   const RunResult again = run_cli("transcribe --model someone/whisper-tiny-en-hf " + jfk_);
   const RunResult absent = run_cli("transcribe --model someone/no-such-repo " + jfk_);
-  unsetenv("AURIS_HUB_ENDPOINT");
-  unsetenv("AURIS_MODEL_DIR");
   const std::string expected =
       "and so my fellow americans ask not what your country can do for you ask what you can do for your country";
   for (const RunResult* r : {&ct2, &hf, &again}) {
@@ -318,22 +331,21 @@ TEST_F(Cli, AHubRepositoryIdIsDownloadedAndTranscribes) {
   expect_clean_failure(absent, "/api/models/someone/no-such-repo/tree/main");
 }
 
+// A model or VAD name that is not in the cache is downloaded first, checked against the hub's
+// listing, and the command goes on; the next run finds it there. A file that is not what the hub
+// lists stops the command, and nothing is left in the cache.
 TEST_F(Cli, ModelsNotInTheCacheAreDownloadedFirst) {
-  const std::string root = test::temp_dir(), cache = root + "/cache";
-  test::FileHub hub(root + "/hub");
-  for (const std::string file : {"config.json", "model.bin", "tokenizer.json", "vocabulary.txt"})
-    hub.publish_file("Systran/faster-whisper-tiny.en", file, model_ + "/" + file);
+  HubAndCache stand_in(test::temp_dir(), model_);
+  const std::string& cache = stand_in.cache;
+  test::FileHub& hub = stand_in.hub;
+  stand_in.serve_tiny_en_as("Systran/faster-whisper-tiny.en");
   hub.publish_file("ggml-org/whisper-vad", "ggml-silero-v6.2.0.bin", data_ + "/vad/for-tests-silero-v6.2.0-ggml.bin");
-  setenv("AURIS_HUB_ENDPOINT", hub.endpoint().c_str(), 1);
-  setenv("AURIS_MODEL_DIR", cache.c_str(), 1);
   const RunResult first = run_cli("transcribe --model tiny.en --vad " + jfk_);
   const RunResult second = run_cli("transcribe --model tiny.en --vad " + jfk_);
   fs::remove_all(cache);
   hub.publish_text("Systran/faster-whisper-tiny.en", "config.json", "{}");
   std::ofstream(hub.served_path("Systran/faster-whisper-tiny.en", "config.json")) << "[]";  // not what is listed
   const RunResult corrupt = run_cli("transcribe --model tiny.en " + jfk_);
-  unsetenv("AURIS_HUB_ENDPOINT");
-  unsetenv("AURIS_MODEL_DIR");
 
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_EQ(words(first.out),
