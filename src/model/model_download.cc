@@ -171,9 +171,15 @@ class DownloadLock {
 };
 
 // Refuses a download its disk has no room for, before a byte of it is fetched (a large-v3 is 3 GB).
-void require_free_space(const DownloadPlan& plan, const std::vector<HubFile>& files) {
+// targets: where each file goes; what an interrupted run left there is not fetched again.
+void require_free_space(const DownloadPlan& plan, const std::vector<HubFile>& files,
+                        const std::vector<fs::path>& targets) {
   long long needed = 0;
-  for (const HubFile& file : files) needed += file.size;
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::error_code ec;
+    const auto held = fs::is_regular_file(targets[i], ec) ? static_cast<long long>(fs::file_size(targets[i], ec)) : 0;
+    needed += files[i].size - (!ec && held <= files[i].size ? held : 0);
+  }
   const fs::path directory = fs::path(plan.destination).parent_path();
   struct statvfs disk {};
   if (::statvfs(directory.c_str(), &disk) != 0) return;  // the writes will say what is wrong
@@ -299,10 +305,11 @@ void run_download(const DownloadPlan& plan,
       if (file == listing.end()) throw Error("the hub does not list " + files[i] + " in " + plan.repo + " (" + urls[i] + ")");
       expected.push_back(file->second);
     }
-    require_free_space(plan, expected);
+    std::vector<fs::path> targets;
+    for (const std::string& file : files) targets.push_back(single_file ? partial : partial / file);
+    require_free_space(plan, expected, targets);
     fs::create_directories(single_file ? dest.parent_path() : partial);
-    for (size_t i = 0; i < files.size(); ++i)
-      fetch(urls[i], single_file ? partial : partial / files[i], files[i], expected[i], progress);
+    for (size_t i = 0; i < files.size(); ++i) fetch(urls[i], targets[i], files[i], expected[i], progress);
     fs::remove_all(dest, ec);
     fs::rename(partial, dest);
   } catch (const TransferFailed& e) {
