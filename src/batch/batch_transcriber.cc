@@ -155,7 +155,7 @@ struct BatchTranscriber::Impl {
                          0.0, pack.items.back().start_s};
         TranscribeOptions with_words = per_recording[chunks[pack.items.front().source].first];
         with_words.word_timestamps = true;  // the words say which chunk a segment came from
-        parts = split_packed(transcribe_chunk(engine, m.tokenizer, m.weights.dims, with_words, audio), pack.items,
+        parts = split_packed(transcribe_chunk(engine, m.tokenizer, m.weights.dims, with_words, std::move(audio)), pack.items,
                              m.tokenizer, options.word_timestamps);
       } catch (const Error& e) {
         error = e.what();

@@ -20,15 +20,16 @@ TranscribeOptions chunk_options(const TranscribeOptions& options, const std::str
 }
 
 std::vector<Segment> transcribe_chunk(WindowEngine& engine, const Tokenizer& tokenizer, const ModelDims& dims,
-                                      const TranscribeOptions& options, const AudioChunk& chunk) {
+                                      const TranscribeOptions& options, AudioChunk chunk) {
   InMemoryMel mel(chunk.samples, dims.n_mels);
+  const double length = static_cast<double>(chunk.samples.size()) / kSampleRate;
+  chunk.samples = std::vector<float>();
   WindowHolder windows(engine);
   const int no_window_after = std::isfinite(chunk.no_window_after_s)
                                   ? static_cast<int>(std::floor(chunk.no_window_after_s * kSampleRate / kHopLength))
                                   : std::numeric_limits<int>::max();
   Transcript t = transcribe_mel(windows, tokenizer, dims, mel, options, no_window_after);
   // A timestamp past the chunk's audio (the model may place a last one beyond it) ends at its end.
-  const double length = static_cast<double>(chunk.samples.size()) / kSampleRate;
   auto place = [&](double t) { return std::min(t, length) + chunk.offset_s; };
   std::vector<Segment> kept;
   for (Segment& s : t.segments) {

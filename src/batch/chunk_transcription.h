@@ -26,8 +26,10 @@ struct AudioChunk {
 // that spans chunks (VAD, clips, callbacks).
 TranscribeOptions chunk_options(const TranscribeOptions& options, const std::string& language);
 
-// The chunk's segments, with their times (and their words') on the transcribed timeline.
+// The chunk's segments, with their times (and their words') on the transcribed timeline. The
+// chunk's samples are let go once its spectrogram is made: a batch of 16 slots would otherwise hold
+// 16 chunks of audio (31 MB) through every decode.
 std::vector<Segment> transcribe_chunk(WindowEngine& engine, const Tokenizer& tokenizer, const ModelDims& dims,
-                                      const TranscribeOptions& options, const AudioChunk& chunk);
+                                      const TranscribeOptions& options, AudioChunk chunk);
 
 }  // namespace auris
