@@ -7,7 +7,7 @@ transformers loads too), batch 1, fp16. For auris: encoder ms per 30-s window, p
 ms per step from CUDA events (--print-timings; see auris_timings), and the same with cross K/V
 recomputed at every step (the ablation), with each step's tail (logit filters, log-softmax, argmax)
 on the host instead of in the step's graph (the ablation: the per-step host cost from the two runs'
-process wall times), with the encoder's attention fused, and with the decode step fused (its layer
+process wall times), with the encoder's attention fused (our kernel, or cuDNN's), and with the decode step fused (its layer
 norms, residual adds and cache writes inside its gemv kernels), alone and with programmatic
 dependent launch (the experiments). For
 transformers: eager attention, SDPA, and SDPA with a static cache + torch.compile, timing the
@@ -21,7 +21,7 @@ latency of batch-1 greedy decoding. The audio's content does not matter to rando
 Usage: bench/gpu_speed.py [--models large-v3-turbo large-v3] [--repeats 5] [--steps 100]
                           [--vocab-from base] [--audio FILE] [--auris build/auris]
                           [--transformers eager sdpa compiled] [--peer-timeout 300]
-                          [--ablations recompute host-tail fused fused-step overlapped]
+                          [--ablations recompute host-tail fused cudnn fused-step overlapped]
                           [--out bench/results/gpu_speed.json]
 """
 import argparse
@@ -42,6 +42,7 @@ PEERS = {"eager": "transformers eager", "sdpa": "transformers SDPA",
 ABLATIONS = {"recompute": ("auris, cross K/V recomputed each step", ["--recompute-cross-kv"]),
              "host-tail": ("auris, step tail on the host", ["--host-step-tail"]),
              "fused": ("auris, fused encoder attention", ["--fused-encoder-attention"]),
+             "cudnn": ("auris, cuDNN encoder attention", ["--cudnn-encoder-attention"]),
              "fused-step": ("auris, fused decode step", ["--fused-decode-step"]),
              "overlapped": ("auris, fused decode step, programmatic launch", ["--fused-decode-step", "--programmatic-launch"])}
 
@@ -181,30 +182,44 @@ def main():
         model = make_model(args.auris, args.vocab_from, name, args.work)
         ablations = {"auris": [], **dict(ABLATIONS[a] for a in args.ablations)}
         runs = {label: [] for label in ablations}
+        failed = {}  # an experiment that does not run here (cuDNN missing, say) is reported, not fatal
         for _ in range(args.repeats):
             for label, flags in ablations.items():
-                runs[label].append(auris_timings(args.auris, model, args.audio, flags))
+                if label in failed:
+                    continue
+                try:
+                    runs[label].append(auris_timings(args.auris, model, args.audio, flags))
+                except subprocess.CalledProcessError as e:
+                    if label == "auris":
+                        raise
+                    failed[label] = (e.stderr or "").strip().splitlines()[-1:] or [f"exit {e.returncode}"]
+                    print(f"{label}: failed: {failed[label][0]}", file=sys.stderr, flush=True)
         auris_results = {l: {k: spread([r[k] for r in rs]) for k in ("encoder_ms_per_window", "prefill_ms",
                                                                       "decode_ms_per_step", "decode_wall_ms_per_step",
                                                                       "decode_steps", "mean_rows_per_step",
                                                                       "process_wall_s")}
-                         for l, rs in runs.items()}
+                         for l, rs in runs.items() if l not in failed}
+        auris_results.update({l: {"error": message[0]} for l, message in failed.items()})
         print(json.dumps({name: auris_results}, indent=1), flush=True)
         peers = {PEERS[c]: peer_timings(model, args.steps, c, args.repeats, args.peer_timeout) for c in args.transformers}
         floor_ms = runs["auris"][0]["model"]["decode_weight_bytes"] / (bandwidth * 1e9) * 1000
         ours = auris_results["auris"]
         ratios = {"step_over_floor": ours["decode_ms_per_step"]["median"] / floor_ms}
         host_tail = auris_results.get(ABLATIONS["host-tail"][0])
-        if host_tail:  # the same steps, encoder passes and load in both: the wall difference is the tails'
+        if host_tail and "error" not in host_tail:  # the same steps, encoder passes and load in both: the wall difference is the tails'
             ratios["host tail costs ms per step"] = ((host_tail["process_wall_s"]["median"] - ours["process_wall_s"]["median"])
                                                      * 1000 / ours["decode_steps"]["median"])
-        fused = auris_results.get(ABLATIONS["fused"][0])
-        if fused:
-            ratios["fused encoder attention faster by"] = (ours["encoder_ms_per_window"]["median"]
-                                                           / fused["encoder_ms_per_window"]["median"])
+        for key, ratio in (("fused", "fused encoder attention faster by"), ("cudnn", "cuDNN encoder attention faster by")):
+            row = auris_results.get(ABLATIONS[key][0])
+            if row and "error" not in row:
+                ratios[ratio] = ours["encoder_ms_per_window"]["median"] / row["encoder_ms_per_window"]["median"]
+                for label, peer in peers.items():
+                    if "error" not in peer:
+                        ratios[f"{key} encoder faster than {label}"] = (peer["encoder_ms"]["median"]
+                                                                        / row["encoder_ms_per_window"]["median"])
         for key, ratio in (("fused-step", "fused decode step faster by"), ("overlapped", "fused + programmatic launch faster by")):
             row = auris_results.get(ABLATIONS[key][0])
-            if row:
+            if row and "error" not in row:
                 ratios[ratio] = ours["decode_ms_per_step"]["median"] / row["decode_ms_per_step"]["median"]
                 ratios[f"{key} step_over_floor"] = row["decode_ms_per_step"]["median"] / floor_ms
         for label, peer in peers.items():

@@ -110,6 +110,10 @@ export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 TSAN_OPTIONS
 phase "dependencies" scripts/install_deps.sh
 use_ccache
 phase "models" scripts/fetch_models.sh tiny.en base
+# cuDNN's frontend headers, so that the CUDA plugin's cuDNN attention compiles where CUDA does.
+if [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null 2>&1; then
+  phase "cuDNN frontend headers" scripts/fetch_cudnn_frontend.sh || echo "no cuDNN frontend headers: the CUDA plugin builds without cuDNN attention"
+fi
 
 # What the server's and the Python package's tests need (Debian's chromium, two virtual environments
 # from PyPI) is fetched and installed while the Release tree compiles: about two minutes on a fresh

@@ -48,6 +48,9 @@ struct EngineAblations {
   // instead of two cuBLAS products around a softmax that writes every score. Not the default until
   // a GPU has measured it faster (docs/benchmarks/gpu.md); the CPU engine ignores it.
   bool fused_encoder_attention = false;
+  // CUDA in fp16 and bf16, the same experiment through cuDNN's fused attention (cudnn_attention.h),
+  // which the project's GPU issue names beside a kernel of our own.
+  bool cudnn_encoder_attention = false;
   // CUDA: a decode step's tail on the host, as on the CPU: the logits copied back, filtered and
   // chosen from there, instead of in the step's graph (same tokens).
   bool host_step_tail = false;

@@ -98,10 +98,12 @@ int transcribe_batched(const TranscribeArgs& a, const std::shared_future<std::sh
                        TranscribeOptions options,
                        const std::function<void(const std::string&, const Transcript&)>& write_files,
                        const std::function<void(const std::string&, const EngineCounters&)>& print_timings) {
-  if (a.ablations.recompute_cross_kv_each_step || a.ablations.attend_full_self_cache || a.ablations.fused_encoder_attention ||
-      a.ablations.host_step_tail || a.ablations.fused_decode_step || a.ablations.programmatic_launch)
-    throw Error("--recompute-cross-kv, --attend-full-cache, --fused-encoder-attention, --host-step-tail, --fused-decode-step "
-                "and --programmatic-launch are switches of the sequential engine: drop --batch-size");
+  const EngineAblations& x = a.ablations;
+  if (x.recompute_cross_kv_each_step || x.attend_full_self_cache || x.fused_encoder_attention || x.cudnn_encoder_attention ||
+      x.host_step_tail || x.fused_decode_step || x.programmatic_launch)
+    throw Error("--recompute-cross-kv, --attend-full-cache, --fused-encoder-attention, --cudnn-encoder-attention, "
+                "--host-step-tail, --fused-decode-step and --programmatic-launch are switches of the sequential engine: "
+                "drop --batch-size");
   if (options.vad) {  // faster-whisper's batched VAD defaults, where the flags do not say otherwise
     const VadParameters batched = batched_vad_parameters();
     if (!given(a, "--vad-min-silence-ms")) options.vad->min_silence_duration_ms = batched.min_silence_duration_ms;
@@ -318,7 +320,7 @@ Command add_transcribe_command(CLI::App& app) {
                   "Arithmetic: float16 (on the CPU float32's arithmetic with an fp16 cross-attention cache: faster "
                   "decode steps), float32 (openai/whisper's arithmetic), int8 (int8 encoder products and decoder "
                   "weights: 1.20-1.21x faster than float16 greedy, 1.02-1.30x with beam 5, WER within 0.3 points "
-                  "of float32's), bfloat16, or int8_bfloat16 (int8, with the encoder's attention in bf16 where the "
+                  "of float32's on Zen 3, 0.4-0.6 worse on base beam 5 on Zen 4), bfloat16, or int8_bfloat16 (int8, with the encoder's attention in bf16 where the "
                   "CPU has AVX-512 BF16)")
       ->check(CLI::IsMember({"float32", "bfloat16", "int8", "float16", "int8_bfloat16"}))
       ->capture_default_str();
@@ -344,6 +346,11 @@ Command add_transcribe_command(CLI::App& app) {
   cmd->add_flag("--fused-encoder-attention", a->ablations.fused_encoder_attention,
                 "Experiment, --device cuda in float16/bfloat16: the encoder's attention as one flash-attention kernel "
                 "instead of two cuBLAS products around a softmax (not yet measured faster)")
+      ->group("Benchmarking");
+  cmd->add_flag("--cudnn-encoder-attention", a->ablations.cudnn_encoder_attention,
+                "Experiment, --device cuda in float16/bfloat16: the encoder's attention through cuDNN's fused attention "
+                "(libcudnn.so.9 on the loader's path; not yet measured)")
+      ->excludes("--fused-encoder-attention")
       ->group("Benchmarking");
   cmd->add_flag("--host-step-tail", a->ablations.host_step_tail,
                 "Ablation, --device cuda: copy each decode step's logits to the host and filter and choose there, instead "

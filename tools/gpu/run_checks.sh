@@ -5,14 +5,14 @@
 #   speed   (carry .gpu/binaries.tar.xz): the CUDA kernel tests, then bench/gpu_speed.py on random
 #           weights of the large-v3-turbo and large-v3 shapes beside transformers, with the fused
 #           decode step and it with programmatic launch as rows of their own, the step's tail on the
-#           host for turbo and the fused encoder attention for large-v3 (G2's model; the cross K/V
+#           host for turbo and the encoder attention fused and through cuDNN for large-v3 (G2's model; the cross K/V
 #           recompute ablation, measured on the H200, is left out for time);
 #   engine  (carry .gpu/data.tar.xz): the CUDA engine's tests on tiny.en against the CPU engine, the
 #           word error rate of each compute type on CUDA over the 58 Hi-Fi TTS utterances, their
 #           batched wall time at batch 1, 8 and 32 (and on large-v3-turbo's shapes, with the speed
 #           call's random weights), `auris serve` under 32 clients against one (bench/server_load.py),
 #           and an Nsight Compute profile of a large-v3
-#           encoder window, cuBLAS attention and fused.
+#           encoder window: cuBLAS attention, fused, and cuDNN's.
 # Results go to $OUT (the device tool's folder that comes back).
 #
 # Usage: tools/gpu/run_checks.sh speed|engine [seconds the speed runs may take, default 480]
@@ -31,18 +31,22 @@ for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/loc
   [[ -e $d/libcublasLt.so.13 ]] && { cuda_libs=$d; break; }
 done
 [[ -z $cuda_libs ]] && cuda_libs=$(dirname "$(find /usr /opt -name 'libcublasLt.so.13' 2>/dev/null | head -1)")
+# cuDNN, for --cudnn-encoder-attention (opened at run time): the toolkit's, or the one PyTorch's
+# wheels bring; none, and its tests skip and its rows fail saying so.
+cudnn_libs=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null)
+[[ -e $cudnn_libs/libcudnn.so.9 ]] || cudnn_libs=$(dirname "$(find /usr/local/cuda*/ /usr/lib/x86_64-linux-gnu /opt -name 'libcudnn.so.9' 2>/dev/null | head -1)")
 export AURIS_MODEL_DIR=$work/models AURIS_TEST_DATA=$work/data AURIS_CUDA_PLUGIN=$work/bin/libauris_cuda.so
 # The bundle's libraries for auris's programs alone: Python must keep its own (the stand-ins would
 # answer its liblzma and libssl calls with zeros).
 for program in auris auris_tests; do
-  printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$work/lib:$cuda_libs" "$work/bin/$program" > "$work/$program"
+  printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$work/lib:$cuda_libs:$cudnn_libs" "$work/bin/$program" > "$work/$program"
   chmod +x "$work/$program"
 done
 auris=$work/auris
 
 if [[ $part == speed ]]; then
   log "unpacking binaries"; unpack .gpu/binaries.tar.xz
-  { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; echo "cuBLAS from $cuda_libs";
+  { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; echo "cuBLAS from $cuda_libs, cuDNN from ${cudnn_libs:-nowhere}";
     python3 -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)'; } \
     2>&1 | tee "$out/machine.txt"
   log "kernel tests"
@@ -60,7 +64,7 @@ PY
       --ablations host-tail fused-step overlapped \
       --vocab-from $work/models/vocabulary-base --audio $work/tone.wav --auris $auris --work $work/models --out $out/gpu_speed_turbo.json
     python3 bench/gpu_speed.py --models large-v3 --repeats 2 --steps 40 --transformers sdpa eager --peer-timeout 100 \
-      --ablations fused fused-step overlapped \
+      --ablations fused cudnn fused-step overlapped \
       --vocab-from $work/models/vocabulary-base --audio $work/tone.wav --auris $auris --work $work/models --out $out/gpu_speed_large-v3.json
   " 2>&1 | tee "$out/gpu_speed.log" | grep -v '^ *"' | tail -40
   log "done"
@@ -127,8 +131,8 @@ fi
 if [[ -d $work/models/large-v3 && -f $work/tone.wav ]]; then
   log "where a large-v3 encoder window goes (bench/ncu_summary.py --encoder reads the files)"
   ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
-  for path in cublas fused; do
-    flag=""; [[ $path == fused ]] && flag=--fused-encoder-attention
+  for path in cublas fused cudnn; do
+    flag=""; [[ $path != cublas ]] && flag=--$path-encoder-attention
     timeout 120 "$ncu" --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv --launch-count 330 \
       "$auris" transcribe -m "$work/models/large-v3" --device cuda --compute-type float16 --beam-size 0 --temperature 0 \
       --temperature-increment-on-fallback 0 $flag "$work/tone.wav" > "$out/ncu_encoder_$path.csv" 2>/dev/null

@@ -3,8 +3,8 @@
 // without the causal mask, the decode attention over a self-attention cache's filled prefix and over
 // a shared cross cache (with its query bias), the cache writes (with their biases) and row gathers,
 // a decode step's tail (filters, log-softmax, choice), the step's gemv and what it fuses, cuBLAS's
-// products, and the encoder's fused attention in fp16 and bf16. Skipped, with the reason, where no
-// CUDA device is present.
+// products, and the encoder's fused attention (ours and cuDNN's) in fp16 and bf16. Skipped, with the
+// reason, where no CUDA device is present.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include <limits>
 #include <utility>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/norm_activation.h"
 #include "kernels/cuda/blas.h"
+#include "kernels/cuda/cudnn_attention.h"
 #include "kernels/cuda/device.h"
 #include "kernels/cuda/kernels.h"
 #include "whisper/cuda/step_tail_rules.h"
@@ -60,10 +62,11 @@ class CudaKernels : public ::testing::Test {
   }
 };
 
-// softmax(q k^T / 8) v per head, in double from the rounded inputs, for the encoder's fused kernel:
-// 1500 queries and keys (23 full tiles of 64 and a partial one) and 70 (one full, one partial).
-template <typename T>
-void check_encoder_attention(int n, float tolerance) {
+// softmax(q k^T / 8) v per head, in double from the rounded inputs, for the encoder's fused
+// attention (ours or cuDNN's: attend(qkv, n, heads, out, ldo)): 1500 queries and keys (23 full
+// tiles of 64 and a partial one) and 70 (one full, one partial).
+template <typename T, typename Attend>
+void check_encoder_attention(int n, float tolerance, const char* name, Attend attend) {
   const int heads = 3, width = heads * 64, ld = 3 * width;
   std::mt19937 rng(n);
   std::normal_distribution<float> dist(0.0f, 2.0f);
@@ -75,7 +78,7 @@ void check_encoder_attention(int n, float tolerance) {
   }
   DeviceBuffer<T> dqkv, dout(static_cast<size_t>(n) * width);
   dqkv.upload(qkv);
-  encoder_attention<T>(dqkv.data(), n, heads, 0.125f, dout.data(), width, nullptr);
+  attend(dqkv.data(), n, heads, dout.data(), width);
   std::vector<T> out(static_cast<size_t>(n) * width);
   dout.download(out.data(), out.size());
   AURIS_CUDA_CHECK(cudaDeviceSynchronize());
@@ -100,17 +103,42 @@ void check_encoder_attention(int n, float tolerance) {
         ASSERT_NEAR(got, expected, tolerance) << "n " << n << " head " << h << " query " << i << " dim " << d;
       }
     }
-  std::printf("encoder_attention n=%d: largest difference %.2e\n", n, worst);
+  std::printf("%s n=%d: largest difference %.2e\n", name, n, worst);
+}
+
+template <typename T>
+void check_our_encoder_attention(int n, float tolerance) {
+  check_encoder_attention<T>(n, tolerance, "encoder_attention", [](const T* qkv, int n, int heads, T* out, int ldo) {
+    encoder_attention<T>(qkv, n, heads, 0.125f, out, ldo, nullptr);
+  });
+}
+
+template <typename T>
+void check_cudnn_encoder_attention(CudnnAttention& cudnn, int n, float tolerance) {
+  check_encoder_attention<T>(n, tolerance, "cuDNN attention", [&](const T* qkv, int n, int heads, T* out, int ldo) {
+    cudnn.encoder_attention<T>(qkv, n, heads, 0.125f, out, ldo);
+  });
 }
 
 TEST_F(CudaKernels, EncoderAttentionMatchesDefinitionInHalfPrecision) {
-  check_encoder_attention<__half>(70, 2e-2f);
-  check_encoder_attention<__half>(1500, 2e-2f);
+  check_our_encoder_attention<__half>(70, 2e-2f);
+  check_our_encoder_attention<__half>(1500, 2e-2f);
 }
 
 TEST_F(CudaKernels, EncoderAttentionMatchesDefinitionInBfloat16) {
-  check_encoder_attention<__nv_bfloat16>(70, 8e-2f);
-  check_encoder_attention<__nv_bfloat16>(1500, 8e-2f);
+  check_our_encoder_attention<__nv_bfloat16>(70, 8e-2f);
+  check_our_encoder_attention<__nv_bfloat16>(1500, 8e-2f);
+}
+
+// cuDNN's fused attention against the same definition, in both types; skipped, with the reason,
+// where cuDNN cannot be opened.
+TEST_F(CudaKernels, CudnnEncoderAttentionMatchesDefinition) {
+  if (const std::string reason = CudnnAttention::unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  CudnnAttention cudnn(nullptr);
+  check_cudnn_encoder_attention<__half>(cudnn, 70, 2e-2f);
+  check_cudnn_encoder_attention<__half>(cudnn, 1500, 2e-2f);
+  check_cudnn_encoder_attention<__nv_bfloat16>(cudnn, 70, 8e-2f);
+  check_cudnn_encoder_attention<__nv_bfloat16>(cudnn, 1500, 8e-2f);
 }
 
 TEST_F(CudaKernels, LayerNormMatchesCpu) {

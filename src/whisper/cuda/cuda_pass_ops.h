@@ -149,6 +149,10 @@ struct CudaWindowEngine<T>::PassOps {
           cuda::encoder_attention<T>(qkv, rows, heads, 0.125f, e.attended_.data(), w, s);
           return;
         }
+        if (e.ablations_.cudnn_encoder_attention) {
+          e.cudnn_attention().template encoder_attention<T>(qkv, rows, heads, 0.125f, e.attended_.data(), w);
+          return;
+        }
       }
       e.blas_.template head_scores<T>({qkv, 3 * w, kHead}, {qkv + w, 3 * w, kHead}, rows, rows, kHead, heads, e.scores_.data());
       cuda::softmax_rows<T>(e.scores_.data(), heads * rows, rows, 0.125f, e.probabilities_.data(), s);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/cuda/blas.h"
+#include "kernels/cuda/cudnn_attention.h"
 #include "kernels/cuda/device.h"
 #include "kernels/cuda/kernels.h"
 #include "whisper/batch_passes.h"
@@ -124,6 +125,11 @@ class CudaWindowEngine final : public WindowEngine, public BatchPasses {
 
  private:
   cudaStream_t stream() const { return stream_.get(); }
+  // cuDNN's attention on the engine's stream, opened the first time an encoder pass asks for it.
+  cuda::CudnnAttention& cudnn_attention() {
+    if (!cudnn_attention_) cudnn_attention_ = std::make_unique<cuda::CudnnAttention>(stream());
+    return *cudnn_attention_;
+  }
   // The self-attention cache: per layer, rows_per_slot_ rows for each slot, then one row that a
   // step's padding rows write and read.
   int cache_rows() const { return slots_ * rows_per_slot_ + 1; }
@@ -199,6 +205,7 @@ class CudaWindowEngine final : public WindowEngine, public BatchPasses {
   cuda::Stream stream_;
   DeviceBuffer<uint8_t> workspace_;
   cuda::Blas blas_;
+  std::unique_ptr<cuda::CudnnAttention> cudnn_attention_;  // with --cudnn-encoder-attention
 
   DeviceBuffer<float> mel_, x_, x_float_, scores_, logits_, masked_logits_, tail_logprobs_, partial_;
   DeviceBuffer<T> columns_, normed_, qkv_, attended_, projected_, hidden_, probabilities_, encoder_out_, kv_projected_,

@@ -1,8 +1,8 @@
 // The CUDA engine end to end against the CPU engine on the same weights (tiny.en): fp32 greedy
 // tokens equal on jfk and the Hi-Fi TTS clips, beam search too, each step's filters and choice in its
-// graph (or, an ablation, on the host: the same tokens); fp16 and bf16 keep jfk's words, with
-// the encoder's attention through cuBLAS or fused; the cross K/V is projected once per window and
-// reused by every step, as the ops count it; the host waits for the device once a step; word
+// graph (or, an ablation, on the host: the same tokens); fp16 and bf16 keep jfk's words, with the
+// encoder's attention through cuBLAS, fused, or cuDNN's; the cross K/V is projected once per window
+// and reused by every step, as the ops count it; the host waits for the device once a step; word
 // timestamps within 0.02 s of the CPU's; batched windows, whose steps share one graph replay, keep
 // each file's text; the fused decode step keeps the tokens. Skipped, with the reason, where no CUDA
 // device is present.
@@ -20,6 +20,7 @@
 #include "auris/transcribe.h"
 #include "batch/window_batch.h"
 #include "decoding/decoding_task.h"
+#include "kernels/cuda/cudnn_attention.h"
 #include "kernels/cuda/device.h"
 #include "test_support.h"
 
@@ -172,6 +173,23 @@ TEST_F(CudaEngine, HalfPrecisionKeepsTheWords) {
       EXPECT_LE(word_error_rate({fp32}, {text}, WerNormalization::kEnglish).rate, 0.05)
           << compute_type_name(type) << (fused ? ", fused encoder attention: " : ": ") << text;
     }
+}
+
+// cuDNN's fused attention in the encoder keeps jfk's words in fp16 and bf16; skipped, with the
+// reason, where cuDNN cannot be opened.
+TEST_F(CudaEngine, CudnnEncoderAttentionKeepsTheWords) {
+  if (const std::string reason = cuda::CudnnAttention::unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  const std::vector<float> samples = load_audio(data_ + "/audio/jfk.flac");
+  const std::string fp32 = Transcriber(Model::load(path_, ComputeType::kFloat32, Device::kCuda)).transcribe(samples, 16000).text;
+  for (ComputeType type : {ComputeType::kFloat16, ComputeType::kBfloat16}) {
+    Transcriber transcriber(Model::load(path_, type, Device::kCuda));
+    EngineAblations switches;
+    switches.cudnn_encoder_attention = true;
+    set_engine_ablations(transcriber, switches);
+    const std::string text = transcriber.transcribe(samples, 16000).text;
+    EXPECT_LE(word_error_rate({fp32}, {text}, WerNormalization::kEnglish).rate, 0.05)
+        << compute_type_name(type) << ", cuDNN encoder attention: " << text;
+  }
 }
 
 // The fused decode step (its layer norms, residual adds and cache writes inside its gemv kernels),
