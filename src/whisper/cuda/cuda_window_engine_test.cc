@@ -160,36 +160,33 @@ TEST_F(CudaEngine, WordTimestampsMatchTheCpuEngines) {
   }
 }
 
-TEST_F(CudaEngine, HalfPrecisionKeepsTheWords) {
-  const std::vector<float> samples = load_audio(data_ + "/audio/jfk.flac");
-  const std::string fp32 = Transcriber(Model::load(path_, ComputeType::kFloat32, Device::kCuda)).transcribe(samples, 16000).text;
-  for (ComputeType type : {ComputeType::kFloat16, ComputeType::kBfloat16})
-    for (bool fused : {false, true}) {  // the encoder's attention through cuBLAS, or the fused kernel
-      Transcriber transcriber(Model::load(path_, type, Device::kCuda));
-      EngineAblations switches;
-      switches.fused_encoder_attention = fused;
-      set_engine_ablations(transcriber, switches);
-      const std::string text = transcriber.transcribe(samples, 16000).text;
-      EXPECT_LE(word_error_rate({fp32}, {text}, WerNormalization::kEnglish).rate, 0.05)
-          << compute_type_name(type) << (fused ? ", fused encoder attention: " : ": ") << text;
-    }
-}
-
-// cuDNN's fused attention in the encoder keeps jfk's words in fp16 and bf16; skipped, with the
-// reason, where cuDNN cannot be opened.
-TEST_F(CudaEngine, CudnnEncoderAttentionKeepsTheWords) {
-  if (const std::string reason = cuda::CudnnAttention::unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
-  const std::vector<float> samples = load_audio(data_ + "/audio/jfk.flac");
-  const std::string fp32 = Transcriber(Model::load(path_, ComputeType::kFloat32, Device::kCuda)).transcribe(samples, 16000).text;
+// jfk in fp16 and bf16, with the encoder's attention as `switches` say, within 5% WER of fp32's text.
+void expect_half_precision_keeps_the_words(const std::string& path, const std::string& jfk, EngineAblations switches,
+                                           const char* attention) {
+  const std::vector<float> samples = load_audio(jfk);
+  const std::string fp32 = Transcriber(Model::load(path, ComputeType::kFloat32, Device::kCuda)).transcribe(samples, 16000).text;
   for (ComputeType type : {ComputeType::kFloat16, ComputeType::kBfloat16}) {
-    Transcriber transcriber(Model::load(path_, type, Device::kCuda));
-    EngineAblations switches;
-    switches.cudnn_encoder_attention = true;
+    Transcriber transcriber(Model::load(path, type, Device::kCuda));
     set_engine_ablations(transcriber, switches);
     const std::string text = transcriber.transcribe(samples, 16000).text;
     EXPECT_LE(word_error_rate({fp32}, {text}, WerNormalization::kEnglish).rate, 0.05)
-        << compute_type_name(type) << ", cuDNN encoder attention: " << text;
+        << compute_type_name(type) << ", " << attention << " encoder attention: " << text;
   }
+}
+
+TEST_F(CudaEngine, HalfPrecisionKeepsTheWords) {
+  EngineAblations fused;
+  fused.fused_encoder_attention = true;
+  expect_half_precision_keeps_the_words(path_, data_ + "/audio/jfk.flac", {}, "cuBLAS");
+  expect_half_precision_keeps_the_words(path_, data_ + "/audio/jfk.flac", fused, "fused");
+}
+
+// cuDNN's fused attention in the encoder; skipped, with the reason, where cuDNN cannot be opened.
+TEST_F(CudaEngine, CudnnEncoderAttentionKeepsTheWords) {
+  if (const std::string reason = cuda::CudnnAttention::unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  EngineAblations cudnn;
+  cudnn.cudnn_encoder_attention = true;
+  expect_half_precision_keeps_the_words(path_, data_ + "/audio/jfk.flac", cudnn, "cuDNN");
 }
 
 // The fused decode step (its layer norms, residual adds and cache writes inside its gemv kernels),
