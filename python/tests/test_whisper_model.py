@@ -387,6 +387,28 @@ def test_ctrl_c_stops_a_transcription(tmp_path, cache_dir, data):
     assert time.monotonic() - start < 10, "stopped within a window, not at the end"
 
 
+def test_importing_gives_the_thread_an_alternate_signal_stack(tmp_path):
+    """CPython's handlers run on an alternate stack where the thread has one (SA_ONSTACK); oneDNN's
+    sgemm kernels point rsp at the heap, so a Ctrl-C's frame pushed there would corrupt it
+    (src/util/alternate_signal_stack.h). Before the import the thread has none; after it, it has."""
+    script = tmp_path / "stack.py"
+    script.write_text(
+        "import ctypes\n"
+        "class StackT(ctypes.Structure):\n"
+        "    _fields_ = [('ss_sp', ctypes.c_void_p), ('ss_flags', ctypes.c_int), ('ss_size', ctypes.c_size_t)]\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "def enabled():\n"
+        "    s = StackT()\n"
+        "    assert libc.sigaltstack(None, ctypes.byref(s)) == 0\n"
+        "    return not (s.ss_flags & 2) and s.ss_size > 0  # SS_DISABLE\n"
+        "before = enabled()\n"
+        "import auris\n"
+        "print(before, enabled())\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONFAULTHANDLER"}  # faulthandler brings a stack of its own
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.split() == ["False", "True"], out.stdout + out.stderr
+
+
 def test_the_wheel_brings_the_cuda_backend(cache_dir):
     """Built where the CUDA toolkit is, the package holds the CUDA plugin beside its extension, and
     device="cuda" loads it: without a GPU the error is the device's, not a missing backend."""

@@ -45,6 +45,7 @@
 #include "transcribe/temperature_fallback.h"
 #include "transcribe/speech_only_audio.h"
 #include "transcribe/vad_filter.h"
+#include "util/alternate_signal_stack.h"
 #include "vad/silero_vad.h"
 #include "vad/speech_chunks.h"
 
@@ -479,6 +480,9 @@ nb::tuple detect_language_of(PyModel& py_model, Audio audio, const nb::dict& opt
 
 NB_MODULE(_core, m) {
   using namespace auris;
+  // CPython's handlers ask for an alternate stack (SA_ONSTACK); the importing thread, the main one
+  // as a rule, gets one, so that Ctrl-C inside oneDNN's sgemm leaves the heap alone.
+  ensure_alternate_signal_stack();
   m.doc() = "The auris engine, as the auris package uses it (see auris.WhisperModel).";
   nb::exception<Error>(m, "AurisError", PyExc_RuntimeError);
 

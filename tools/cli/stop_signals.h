@@ -2,7 +2,7 @@
 // reading and flushes, `auris transcribe` stops after the window it is decoding and prints and writes
 // what it has. A second signal ends the process at once (SA_RESETHAND). A signal the process was
 // started ignoring (a background job of a non-interactive shell, nohup) stays ignored. The handlers
-// run on an alternate stack of their own (stop_signals.cc says why).
+// run on an alternate stack (util/alternate_signal_stack.h says why).
 #pragma once
 
 #include <atomic>

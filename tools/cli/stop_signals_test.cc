@@ -1,6 +1,7 @@
 // The stop handlers: a signal sets the flag, and the handlers run on an alternate stack, so that a
-// Ctrl-C landing in oneDNN's sgemm (whose kernels point rsp at the heap) does not write its frame
-// over the heap. Each case runs in a child process: the handlers are the process's.
+// Ctrl-C landing in oneDNN's sgemm (whose kernels point rsp at the heap:
+// util/alternate_signal_stack.h) does not write its frame over the heap. Each case runs in a child
+// process: the handlers are the process's.
 #include "stop_signals.h"
 
 #include <dnnl.h>
