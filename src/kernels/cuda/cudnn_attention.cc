@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <tuple>
 #include <type_traits>
 
@@ -57,8 +56,7 @@ enum Uid : int64_t { kQuery = 1, kKey, kValue, kOut };
 }  // namespace
 
 struct CudnnAttention::Impl {
-  cudaStream_t stream = nullptr;
-  cudnnHandle_t handle = nullptr;
+  cudnnHandle_t handle = nullptr;  // on the stream given at construction
   // One plan per (element type, n, heads, scale, ldo), built on first use.
   std::map<std::tuple<bool, int, int, float, int>, std::shared_ptr<fe::graph::Graph>> plans;
   DeviceBuffer<uint8_t> workspace;
@@ -102,7 +100,6 @@ std::string CudnnAttention::unavailable_reason() { return load_cudnn(); }
 
 CudnnAttention::CudnnAttention(cudaStream_t stream) : impl_(std::make_unique<Impl>()) {
   if (const std::string& reason = load_cudnn(); !reason.empty()) throw Error(reason);
-  impl_->stream = stream;
   auto failed = [](const char* call, cudnnStatus_t status) {
     return Error(std::string("cuDNN attention: ") + call + " failed: " + fe::detail::get_error_string(status));
   };
