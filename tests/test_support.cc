@@ -1,10 +1,12 @@
 #include "test_support.h"
 
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +99,20 @@ std::string write_wav(const std::string& path, std::span<const float> samples) {
   return write_wav(path, static_cast<int64_t>(samples.size()), [&](int64_t i) {
     return static_cast<int16_t>(std::clamp(std::lround(samples[static_cast<size_t>(i)] * 32768.0f), -32768L, 32767L));
   });
+}
+
+void expect_child_exits_cleanly(const std::function<int()>& body) {
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    ::_exit(body());
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace auris::test

@@ -39,6 +39,11 @@ std::string error_of(const std::function<void()>& f);
 // input is restored afterwards.
 std::string error_of_with_stdin(const std::string& path, const std::function<void()>& f);
 
+// Runs body in a forked child, SIGINT and SIGTERM at their defaults there (a CI runner's background
+// job starts with them ignored), and expects it to exit with 0, not a signal: for what changes the
+// whole process, such as its signal handlers and signal stacks.
+void expect_child_exits_cleanly(const std::function<int()>& body);
+
 // Writes a 16 kHz mono s16 WAV file of num_samples samples, sample(i) the i-th, a block at a time
 // (a long file is never held in memory); returns path.
 std::string write_wav(const std::string& path, int64_t num_samples, const std::function<int16_t(int64_t)>& sample);

@@ -3,28 +3,17 @@
 #include "util/alternate_signal_stack.h"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <csignal>
 #include <vector>
 
+#include "test_support.h"
+
 namespace auris {
 namespace {
 
-template <typename Body>
-void expect_child_succeeds(Body body) {
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) ::_exit(body());
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 0);
-}
-
 TEST(AlternateSignalStack, IsGivenWhereTheThreadHasNone) {
-  expect_child_succeeds([] {
+  test::expect_child_exits_cleanly([] {
     stack_t none = {};
     none.ss_flags = SS_DISABLE;
     if (sigaltstack(&none, nullptr) != 0) return 1;
@@ -36,7 +25,7 @@ TEST(AlternateSignalStack, IsGivenWhereTheThreadHasNone) {
 }
 
 TEST(AlternateSignalStack, KeepsTheOneTheThreadHas) {
-  expect_child_succeeds([] {
+  test::expect_child_exits_cleanly([] {
     static std::vector<char> theirs(1 << 15);
     stack_t given = {};
     given.ss_sp = theirs.data();
