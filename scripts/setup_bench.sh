@@ -10,6 +10,8 @@ if ! /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
   apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-matplotlib >&2
 fi
+# The memory figures: peak RSS by /usr/bin/time -v, where it goes by heaptrack (docs/BENCHMARKS.md).
+"$(dirname "$0")/install_deps.sh" time heaptrack >&2
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import faster_whisper, pywhispercpp.model" 2>/dev/null; then
   /usr/bin/python3 -m venv "$venv" >&2
   "$venv/bin/pip" install -q faster-whisper==1.2.1 ctranslate2==4.8.5 psutil >&2
