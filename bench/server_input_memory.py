@@ -3,9 +3,10 @@ the server's peak resident memory (VmHWM) before and after, and whether the serv
 
 - form: one POST of 1.5 million one-byte text fields and jfk (about 91 MB);
 - realtime-values: one realtime event of 16 MiB, "[0,0,...]" (eight million values);
-- realtime-deep: one realtime event nested a million deep in its `include` (2 MB).
+- realtime-deep: one realtime event nested a million deep in its `include` (2 MB);
+- huge-metadata: a 60-byte WAV whose metadata chunk declares a 2-GB title.
 
-    build/pyenv/bin/python bench/server_input_memory.py [--auris BUILD/auris]
+    build/pyenv/bin/python bench/server_input_memory.py [--auris BUILD/auris] [--cases NAME...]
 
 build/pyenv is scripts/install_server_test_deps.sh's (websockets). The figures of README's fuzzing
 paragraph came from this script, at 07d33f1 (before the bounds) and at their commit.
@@ -16,7 +17,9 @@ import os
 import pathlib
 import re
 import socket
+import struct
 import sys
+import time
 import urllib.parse
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -63,8 +66,28 @@ def realtime(server, message):
         return f"{len(message) / 2**20:.1f} MiB sent: {type(e).__name__}: {e}"
 
 
+def huge_metadata(server):
+    """A 60-byte WAV whose metadata (LIST/INFO) declares a 2-GB title, uploaded for transcription."""
+    wav = (b"RIFF" + struct.pack("<I", 0x7FFFFFF0) + b"WAVEfmt " + struct.pack("<IHHIIHH", 16, 1, 1, 16000, 32000, 2, 16)
+           + b"LIST" + struct.pack("<I", 0xF800001A) + b"INFOINAM" + struct.pack("<I", 0x7F000000) + b"a title")
+    boundary = "bnd"
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="title.wav"\r\n\r\n'.encode()
+            + wav + f"\r\n--{boundary}--\r\n".encode())
+    url = urllib.parse.urlsplit(server.url)
+    start = time.monotonic()
+    with socket.create_connection((url.hostname, url.port), timeout=300) as sock:
+        sock.sendall((f"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: {url.netloc}\r\nConnection: close\r\n"
+                      f"Content-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+                     + body)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return f"{len(wav)} bytes sent: " + answer.split(b"\r\n", 1)[0].decode() + f" after {time.monotonic() - start:.2f} s"
+
+
 CASES = {
     "form": form,
+    "huge-metadata": huge_metadata,
     "realtime-values": lambda s: realtime(s, "[" + "0," * (8 * 1024 * 1024 - 2) + "0]"),
     "realtime-deep": lambda s: realtime(
         s, '{"type": "session.update", "session": {"include": [' + "[" * 1_000_000 + "]" * 1_000_000 + "]}}"),
@@ -74,11 +97,13 @@ CASES = {
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--auris", help="the auris binary (default: $AURIS_BIN or build/auris)")
+    parser.add_argument("--cases", nargs="+", choices=list(CASES), default=list(CASES), help="the cases to run (default: all)")
     args = parser.parse_args()
     if args.auris:
         os.environ["AURIS_BIN"] = str(pathlib.Path(args.auris).resolve())
     from auris_server import Server  # reads AURIS_BIN
-    for name, case in CASES.items():
+    for name in args.cases:
+        case = CASES[name]
         server = Server("--model", "tiny.en", "--threads", "2")
         try:
             before = peak_kib(server)

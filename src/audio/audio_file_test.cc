@@ -4,8 +4,10 @@
 #include <zlib.h>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "audio/audio_fixtures_for_tests.h"
 #include "auris/error.h"
@@ -200,6 +202,41 @@ TEST(LoadAudioErrors, SampleRatesNoRecordingHas) {
     const std::string e = error_of(path);
     EXPECT_NE(e.find("sample rate is " + std::to_string(rate) + " Hz"), std::string::npos) << e;
   }
+}
+
+// Starts the peak resident memory again from the current one (/proc/PID/clear_refs's "5", Linux 4.0);
+// false where the kernel cannot.
+bool reset_peak_memory() { return static_cast<bool>(std::ofstream("/proc/self/clear_refs") << "5" << std::flush); }
+// The peak resident memory, in kB (VmHWM); -1 where /proc does not say.
+long peak_memory_kb() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
+// FFmpeg allocates what a file's headers declare before it reads it: a 60-byte WAV whose metadata
+// (LIST/INFO) declares a 2-GB title made it zero 2 GB, in 10 to 20 s (a finding of scripts/fuzz.sh).
+// The read fails at once, and the memory never goes.
+TEST(LoadAudioErrors, DeclaredSizesCannotMakeFfmpegAllocateGigabytes) {
+  std::string wav = "RIFF";
+  auto u32 = [&](uint32_t v) { wav.append(reinterpret_cast<const char*>(&v), 4); };
+  auto u16 = [&](uint16_t v) { wav.append(reinterpret_cast<const char*>(&v), 2); };
+  u32(0x7ffffff0u);
+  wav += "WAVEfmt ";
+  u32(16), u16(1), u16(1), u32(16000), u32(32000), u16(2), u16(16);  // PCM, mono, 16 kHz, 16-bit
+  wav += "LIST";
+  u32(0xf800001au);  // the chunk's size: past the file's end
+  wav += "INFOINAM";
+  u32(0x7f000000u);  // the title's size: 2 GB, inside the chunk's
+  wav += "a title";
+  const std::string path = test::temp_dir() + "/huge-title.wav";
+  write_file(path, wav);
+  if (!reset_peak_memory() || peak_memory_kb() < 0) GTEST_SKIP() << "this kernel cannot reset the peak resident memory";
+  const long before_kb = peak_memory_kb();
+  const std::string e = error_of(path);
+  EXPECT_NE(e.find("cannot read " + path + " as audio"), std::string::npos) << e;
+  EXPECT_LT(peak_memory_kb() - before_kb, 256 * 1024) << "kB more at the peak";
 }
 
 TEST(LoadAudioErrors, EmptyStandardInput) {

@@ -5,6 +5,7 @@ extern "C" {
 #include <libavdevice/version_major.h>
 #include <libavformat/avformat.h>
 #include <libavutil/channel_layout.h>
+#include <libavutil/mem.h>
 #include <libavutil/opt.h>
 #include <libswresample/swresample.h>
 }
@@ -71,9 +72,18 @@ void capture_ffmpeg_log(void* avcl, int level, const char* fmt, va_list args) {
   if (!message.empty()) last_ffmpeg_message = message;
 }
 
-void install_ffmpeg_log_capture() {
+// The most FFmpeg may allocate in one block. Its readers allocate what a file's headers declare before
+// reading it: a 60-byte WAV whose metadata chunk says 2 GB made it zero 2 GB (its limit is INT_MAX).
+// Audio needs far less: a 30-hour M4A's index is about 100 MB, cover art a few MB.
+constexpr size_t kLargestFfmpegAllocation = size_t{128} << 20;
+
+// FFmpeg's process-wide settings, made once, before the first file is opened.
+void configure_ffmpeg() {
   static std::once_flag once;
-  std::call_once(once, [] { av_log_set_callback(capture_ffmpeg_log); });
+  std::call_once(once, [] {
+    av_log_set_callback(capture_ffmpeg_log);
+    av_max_alloc(kLargestFfmpegAllocation);
+  });
 }
 
 std::string av_error_text(int code) {
@@ -207,7 +217,7 @@ struct AudioStream::Impl {
 };
 
 void AudioStream::Impl::open(const std::string& path, const AudioInput& input) {
-  install_ffmpeg_log_capture();
+  configure_ffmpeg();
   last_ffmpeg_message.clear();
   const bool from_stdin = path == "-";
   const bool device = !input.format.empty();
