@@ -22,3 +22,5 @@ inline void check(cublasStatus_t status, const char* call) {
 }  // namespace auris::cuda
 
 #define AURIS_CUDA_CHECK(call) ::auris::cuda::check((call), #call)
+// After a <<<...>>> launch: its own failure (a bad configuration), named by the kernel.
+#define AURIS_CUDA_CHECK_LAUNCH(kernel) ::auris::cuda::check(cudaGetLastError(), "the launch of " #kernel)

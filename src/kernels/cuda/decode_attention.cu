@@ -122,6 +122,7 @@ __global__ void __launch_bounds__(kWarps * 32)
   mine[2 + lane] = a0;
   mine[2 + lane + 32] = a1;
   __threadfence();  // the partial sums are visible to whichever block combines them
+  __syncwarp();     // every lane's, before lane 0 takes the ticket
   int* ticket = tickets + static_cast<size_t>(row) * heads + head;
   if (lane == 0) last = atomicAdd(ticket, 1) == splits - 1;
   __syncwarp();

@@ -97,7 +97,9 @@ void bias_gelu(T* y, const float* bias, int rows, int n, int ldy, cudaStream_t s
 template <typename T>
 void bias_gelu_to_float(const T* y, const float* bias, const float* add, int rows, int n, float* x, cudaStream_t s) {
   const long count = static_cast<long>(rows) * n;
-  if (count) bias_gelu_to_float_kernel<T><<<blocks_for(count), kThreads, 0, s>>>(y, bias, add, n, count, x);
+  if (!count) return;
+  bias_gelu_to_float_kernel<T><<<blocks_for(count), kThreads, 0, s>>>(y, bias, add, n, count, x);
+  AURIS_CUDA_CHECK_LAUNCH(bias_gelu_to_float_kernel);
 }
 
 template <typename T>
@@ -117,13 +119,16 @@ template <typename T>
 void im2col_k3(const float* in, int channels, int in_len, long c_stride, long t_stride, int stride, int out_len,
                T* columns, cudaStream_t s) {
   const long count = static_cast<long>(out_len) * channels * 3;
-  if (count)
-    im2col_k3_kernel<T><<<blocks_for(count), kThreads, 0, s>>>(in, channels, in_len, c_stride, t_stride, stride, columns, count);
+  if (!count) return;
+  im2col_k3_kernel<T><<<blocks_for(count), kThreads, 0, s>>>(in, channels, in_len, c_stride, t_stride, stride, columns, count);
+  AURIS_CUDA_CHECK_LAUNCH(im2col_k3_kernel);
 }
 
 template <typename From, typename To>
 void convert(const From* x, const float* add, long count, To* y, cudaStream_t s) {
-  if (count) convert_kernel<From, To><<<blocks_for(count), kThreads, 0, s>>>(x, add, count, y);
+  if (!count) return;
+  convert_kernel<From, To><<<blocks_for(count), kThreads, 0, s>>>(x, add, count, y);
+  AURIS_CUDA_CHECK_LAUNCH(convert_kernel);
 }
 
 #define INSTANTIATE(T)                                                                                          \

@@ -215,7 +215,7 @@ void encoder_attention(const T* qkv, int n, int heads, float scale, T* out, int 
   const int width = heads * kHeadDim;
   const dim3 grid((n + kBlockQueries - 1) / kBlockQueries, heads);
   encoder_attention_kernel<T><<<grid, kWarps * 32, 0, s>>>(qkv, 3 * width, n, width, scale * 1.4426950408889634f, out, ldo);
-  AURIS_CUDA_CHECK(cudaGetLastError());
+  AURIS_CUDA_CHECK_LAUNCH(encoder_attention_kernel);
 }
 
 template void encoder_attention<__half>(const __half*, int, int, float, __half*, int, cudaStream_t);

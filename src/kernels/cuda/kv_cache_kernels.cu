@@ -46,9 +46,10 @@ __global__ void regroup_heads_kernel(const T* projected, int n_ctx, int blocks, 
 template <typename T>
 void regroup_heads(const T* projected, int n_ctx, int blocks, T* cache, cudaStream_t s) {
   const long count = static_cast<long>(n_ctx) * blocks * 64;
-  if (count)
-    regroup_heads_kernel<T><<<static_cast<unsigned>((count + kThreads - 1) / kThreads), kThreads, 0, s>>>(
-        projected, n_ctx, blocks, cache, count);
+  if (!count) return;
+  regroup_heads_kernel<T><<<static_cast<unsigned>((count + kThreads - 1) / kThreads), kThreads, 0, s>>>(
+      projected, n_ctx, blocks, cache, count);
+  AURIS_CUDA_CHECK_LAUNCH(regroup_heads_kernel);
 }
 
 template <typename T>
@@ -64,9 +65,10 @@ template <typename T>
 void gather_cache_rows(const T* src, T* dst, const int* source_rows, int rows, int length, int capacity, int width,
                        cudaStream_t s) {
   const long count = static_cast<long>(rows) * length * width;
-  if (count)
-    gather_cache_rows_kernel<T><<<static_cast<unsigned>((count + kThreads - 1) / kThreads), kThreads, 0, s>>>(
-        src, dst, source_rows, length, capacity, width, count);
+  if (!count) return;
+  gather_cache_rows_kernel<T><<<static_cast<unsigned>((count + kThreads - 1) / kThreads), kThreads, 0, s>>>(
+      src, dst, source_rows, length, capacity, width, count);
+  AURIS_CUDA_CHECK_LAUNCH(gather_cache_rows_kernel);
 }
 
 #define INSTANTIATE(T)                                                                                       \

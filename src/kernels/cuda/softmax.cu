@@ -1,3 +1,4 @@
+#include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/kernels.h"
 #include "kernels/cuda/numeric.cuh"
 
@@ -30,7 +31,9 @@ __global__ void softmax_rows_kernel(const float* scores, int n, float scale, T* 
 template <typename T>
 void softmax_rows(const float* scores, int rows, int n, float scale, T* probabilities, cudaStream_t s, int rows_per_head,
                   int causal_offset) {
-  if (rows) softmax_rows_kernel<T><<<rows, kThreads, 0, s>>>(scores, n, scale, probabilities, rows_per_head, causal_offset);
+  if (!rows) return;
+  softmax_rows_kernel<T><<<rows, kThreads, 0, s>>>(scores, n, scale, probabilities, rows_per_head, causal_offset);
+  AURIS_CUDA_CHECK_LAUNCH(softmax_rows_kernel);
 }
 
 #define INSTANTIATE(T) template void softmax_rows<T>(const float*, int, int, float, T*, cudaStream_t, int, int);

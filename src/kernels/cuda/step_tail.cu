@@ -23,8 +23,10 @@ __device__ __forceinline__ double block_sum_double(double x, double* shared32) {
 }
 
 // Whether (v, i) goes before (w, j): the larger value, the lower index among equal ones; NaN (every
-// log-probability of a row the filters masked whole) after every number, as the host's top_k ranks it.
+// log-probability of a row the filters masked whole) after every number, as the host's top_k ranks it,
+// and index INT_MAX (a thread or warp with no candidate left) after everything, NaN included.
 __device__ __forceinline__ bool before(float v, int i, float w, int j) {
+  if (i == INT_MAX || j == INT_MAX) return i != INT_MAX && j == INT_MAX;
   const bool v_nan = isnan(v), w_nan = isnan(w);
   if (v_nan || w_nan) return v_nan && w_nan ? i < j : w_nan;
   return v > w || (v == w && i < j);

@@ -38,6 +38,13 @@ class Graph {
     AURIS_CUDA_CHECK(cudaStreamEndCapture(s, &graph_));
     AURIS_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
   }
+  // Ends a capture that failed part way, dropping what it recorded: a stream left capturing would
+  // record every later copy and kernel instead of running them.
+  void abandon(cudaStream_t s) noexcept {
+    cudaGraph_t partial = nullptr;
+    if (cudaStreamEndCapture(s, &partial) == cudaSuccess && partial) cudaGraphDestroy(partial);
+    (void)cudaGetLastError();  // the capture's own error, reported by the exception under way
+  }
   void launch(cudaStream_t s) const { AURIS_CUDA_CHECK(cudaGraphLaunch(exec_, s)); }
   // Rows each projection multiplies per launch, by layer: counted by the ops while they were captured.
   std::map<const void*, long long> rows_per_launch;

@@ -314,6 +314,25 @@ void CudaWindowEngine<T>::prefill(int slot, const std::vector<int>& tokens, cons
 }
 
 template <typename T>
+std::unique_ptr<Graph> CudaWindowEngine<T>::capture_step(int bucket) {
+  auto graph = std::make_unique<Graph>();
+  const cuda::ProgrammaticLaunch overlapped(ablations_.programmatic_launch);  // recorded in the graph
+  graph->begin(stream());
+  tally_ = &graph->rows_per_launch;
+  try {
+    PassOps ops{*this, PassOps::Pass::kStep, bucket};
+    decoder_pass(ops, w_.decoder_blocks, w_.decoder_ln);
+  } catch (...) {
+    tally_ = &rows_multiplied_;
+    graph->abandon(stream());
+    throw;
+  }
+  tally_ = &rows_multiplied_;
+  graph->end(stream());
+  return graph;
+}
+
+template <typename T>
 void CudaWindowEngine<T>::step(const std::vector<StepPart>& parts, std::vector<float>* logits) {
   int rows = 0;
   for (const StepPart& p : parts) rows += static_cast<int>(p.tokens.size());
@@ -353,16 +372,7 @@ void CudaWindowEngine<T>::step(const std::vector<StepPart>& parts, std::vector<f
   for (r = 0; r < bucket; ++r) in.n_ctx[r] = d_.n_audio_ctx;
   AURIS_CUDA_CHECK(cudaMemcpyAsync(inputs_.data(), &in, sizeof(StepInputs), cudaMemcpyHostToDevice, stream()));
   std::unique_ptr<Graph>& graph = graphs_[bucket];
-  if (!graph) {
-    graph = std::make_unique<Graph>();
-    const cuda::ProgrammaticLaunch overlapped(ablations_.programmatic_launch);  // recorded in the graph
-    graph->begin(stream());
-    tally_ = &graph->rows_per_launch;
-    PassOps ops{*this, PassOps::Pass::kStep, bucket};
-    decoder_pass(ops, w_.decoder_blocks, w_.decoder_ln);
-    tally_ = &rows_multiplied_;
-    graph->end(stream());
-  }
+  if (!graph) graph = capture_step(bucket);
   graph->launch(stream());
   for (const auto& [layer, rows_per_launch] : graph->rows_per_launch) rows_multiplied_[layer] += rows_per_launch;
   const size_t n_logits = static_cast<size_t>(rows) * d_.n_vocab;

@@ -162,6 +162,9 @@ class CudaWindowEngine final : public WindowEngine, public BatchPasses {
   // One decode step of the parts' rows through the bucket's graph, its tail as host_inputs_'s says;
   // the logits ([rows x n_vocab], the parts' rows in order) come back only where `logits` is given.
   void step(const std::vector<StepPart>& parts, std::vector<float>* logits);
+  // The graph of a step of `bucket` rows (step()'s inputs_ and host_inputs_ as it leaves them): kept
+  // only once captured whole, so a failure leaves the stream running and no graph behind.
+  std::unique_ptr<Graph> capture_step(int bucket);
   void check_reorder(int slot, const std::vector<int>& source_rows) const;
   // Row i of the slot continues from its row source_rows[i]'s filled prefix.
   void copy_rows(int slot, const std::vector<int>& source_rows);
