@@ -75,6 +75,30 @@ TEST(LoadAudio, ResamplesEightKilohertzToSixteen) {
   expect_matches_reference(samples, ref);
 }
 
+// A count of channels FFmpeg knows no layout for is downmixed as their average: channel c holds
+// (c + 1) * 1000 throughout, so every sample is the average, 5000.
+TEST(LoadAudio, ChannelsWithNoUsualLayoutAreAveraged) {
+  for (const uint16_t channels : {9, 12, 32}) {
+    const std::string path = test::temp_dir() + "/channels-" + std::to_string(channels) + ".wav";
+    const uint32_t frames = 1600;
+    std::string wav = "RIFF";
+    auto u32 = [&](uint32_t v) { wav.append(reinterpret_cast<const char*>(&v), 4); };
+    auto u16 = [&](uint16_t v) { wav.append(reinterpret_cast<const char*>(&v), 2); };
+    u32(36 + frames * channels * 2);
+    wav += "WAVEfmt ";
+    u32(16), u16(1), u16(channels), u32(16000), u32(16000 * 2 * channels), u16(2 * channels), u16(16);
+    wav += "data";
+    u32(frames * channels * 2);
+    for (uint32_t f = 0; f < frames; ++f)
+      for (uint16_t c = 0; c < channels; ++c) u16(static_cast<uint16_t>(1000 * (c + 1)));
+    std::ofstream(path, std::ios::binary) << wav;
+    const std::vector<float> samples = load_audio(path);
+    ASSERT_EQ(samples.size(), frames) << channels << " channels";
+    const float average = 1000.0f * (channels + 1) / 2 / 32768.0f;
+    for (size_t i = 0; i < samples.size(); ++i) ASSERT_NEAR(samples[i], average, 1.0f / 32768) << channels << " channels, sample " << i;
+  }
+}
+
 TEST(LoadAudio, ReadsStandardInput) {
   AURIS_REQUIRE_SHARED_DATA(data);
   const std::string path = data + "/audio/jfk.flac";

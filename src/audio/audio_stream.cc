@@ -154,6 +154,13 @@ class Resampler {
     int rc = swr_alloc_set_opts2(&swr, &mono, AV_SAMPLE_FMT_S16, kSampleRate, const_cast<AVChannelLayout*>(&layout),
                                  format, rate, 0, nullptr);
     swr_.reset(swr);
+    // A channel count with no usual layout (9, 12, 32, ...: a multi-microphone recorder's) is one the
+    // ffmpeg CLI, and so openai's load_audio, refuses to downmix ("not enough information"): here
+    // every channel counts alike. The counts the CLI downmixes keep its weights.
+    if (rc >= 0 && layout.order == AV_CHANNEL_ORDER_UNSPEC && layout.nb_channels > 1) {
+      const std::vector<double> average(static_cast<size_t>(layout.nb_channels), 1.0 / layout.nb_channels);
+      rc = swr_set_matrix(swr, average.data(), layout.nb_channels);
+    }
     if (rc < 0 || (rc = swr_init(swr)) < 0) {
       throw Error("cannot convert this audio (" + std::to_string(layout.nb_channels) + " channels at " +
                   std::to_string(rate) + " Hz) to 16 kHz mono: " + detail(rc));
