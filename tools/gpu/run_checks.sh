@@ -19,7 +19,6 @@
 set -uo pipefail
 part=${1:?speed or engine}
 budget=${2:-480}
-repo=$(pwd)
 work=/root/auris-gpu
 out=${OUT:-$work/out}
 mkdir -p "$work" "$out"
@@ -112,7 +111,7 @@ AURIS_BIN=$auris timeout 240 python3 bench/server_load.py --model tiny.en --devi
   grep -E 'auris (load|single)|ratio|mismatch|fail|Error' | head -20
 if [[ -d $work/models/large-v3-turbo && -f $work/tone.wav ]]; then
   log "batched throughput on large-v3-turbo's shapes (the speed call's random weights): 16 copies of the 45-s tone at batch 1, 8 and 32"
-  tones=(); for i in $(seq 16); do tones+=("$work/tone.wav"); done
+  tones=(); for _ in $(seq 16); do tones+=("$work/tone.wav"); done
   for b in 1 8 32; do
     start=$(date +%s.%N)
     "$auris" transcribe -m "$work/models/large-v3-turbo" --device cuda --compute-type float16 --batch-size "$b" --beam-size 0 \
