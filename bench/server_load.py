@@ -55,7 +55,6 @@ import argparse
 import http.client
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, BinaryIO, Iterable, Iterator, List, Optional, Tuple, Union
 
 from auris import _core
-from auris.audio import SAMPLE_RATE, decode_audio, engine_path
+from auris.audio import decode_audio, engine_path
 from auris.utils import download_model
 from auris.vad import VadOptions
 

@@ -1,10 +1,8 @@
 """faster-whisper's README example, run as written but for the import, the model, the device and
 the file (tiny.en on the CPU here), gives the segments `auris transcribe` gives."""
 
-import re
 import subprocess
 import sys
-from pathlib import Path
 
 from conftest import cli_segments
 
