@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -68,6 +69,52 @@ void reply_error(httplib::Response& res, const HttpError& e) {
   res.status = e.status();
   if (e.status() == 429) res.set_header("Retry-After", "1");
   res.set_content(error_json(e), "application/json");
+}
+
+// The methods a route takes ("GET, HEAD": httplib answers HEAD with GET's handler), as an Allow
+// header lists them; empty for a path that is no route. The routes are setup_routes()'s.
+std::string allowed_methods(const std::string& path) {
+  if (path == "/v1/audio/transcriptions" || path == "/v1/audio/translations") return "POST";
+  if (path == "/" || path == "/health" || path == "/metrics" || path == "/v1/models" || path == "/v1/realtime" ||
+      (path.rfind("/v1/models/", 0) == 0 && path.size() > 11))
+    return "GET, HEAD";
+  return "";
+}
+
+// Whether `method` is one of `allowed` ("GET, HEAD").
+bool allows(const std::string& allowed, const std::string& method) {
+  for (size_t at = 0; at < allowed.size();) {
+    const size_t end = std::min(allowed.find(',', at), allowed.size());
+    if (allowed.compare(at, end - at, method) == 0) return true;
+    at = allowed.find_first_not_of(' ', end + 1);
+    if (at == std::string::npos) break;
+  }
+  return false;
+}
+
+// What a request's method and framing say before its body is read: a method its route does not
+// take gets 405 and an Allow header (OPTIONS: 204 and the header), and a body sent with neither a
+// Content-Length nor chunked framing 411 at once (the HTTP library would wait for the connection to
+// close, up to its read timeout). False for a request to route as usual.
+bool answered_from_the_head(const httplib::Request& req, httplib::Response& res) {
+  const std::string allowed = allowed_methods(req.path);
+  if (!allowed.empty() && !allows(allowed, req.method)) {
+    res.set_header("Allow", allowed);
+    if (req.method == "OPTIONS") {
+      res.status = 204;
+      return true;
+    }
+    reply_error(res, HttpError(405, req.path + " takes " + allowed + ", not " + req.method.substr(0, 16), "", "method_not_allowed"));
+    return true;
+  }
+  const bool may_have_body = req.method == "POST" || req.method == "PUT" || req.method == "PATCH";
+  if (may_have_body && !req.has_header("Content-Length") &&
+      req.get_header_value("Transfer-Encoding").find("chunked") == std::string::npos) {
+    reply_error(res, HttpError(411, "the request has a body but no Content-Length: send its length, or send it chunked",
+                               "", "length_required"));
+    return true;
+  }
+  return false;
 }
 
 // What a transcription hands from the batch's threads to the thread answering the request.
@@ -378,11 +425,12 @@ struct TranscriptionServer::Impl {
   }
 
   void setup_routes() {
-    http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response&) {
+    http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       request_start = Clock::now();
       request_routed = true;
       guard->request_started(req.remote_addr, req.remote_port);
-      return httplib::Server::HandlerResponse::Unhandled;
+      return answered_from_the_head(req, res) ? httplib::Server::HandlerResponse::Handled
+                                              : httplib::Server::HandlerResponse::Unhandled;
     });
     http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
       guard->request_ended(req.remote_addr, req.remote_port, res.get_header_value("Connection") == "close");

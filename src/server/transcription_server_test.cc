@@ -245,6 +245,33 @@ TEST_F(TranscriptionServerTest, BadRequestsGetOpenaisErrorsAndTheServerGoesOn) {
   expect(client.Post("/v1/audio/transcriptions", form(jfk_, {{"model", "../tiny.en"}})), 404, "not served");
   expect(client.Post("/v1/audio/transcriptions", form(std::string(5 << 20, 'x'))), 413, "larger");
   expect(client.Get("/v1/nothing"), 404, "no such route");
+  // A route asked with a method it does not take: 405 and what it takes.
+  auto put = client.Put("/v1/models", "", "text/plain");
+  ASSERT_TRUE(put);
+  EXPECT_EQ(put->get_header_value("Allow"), "GET, HEAD");
+  expect(std::move(put), 405, "/v1/models takes GET, HEAD, not PUT");
+  auto del = client.Delete("/v1/audio/transcriptions");
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->get_header_value("Allow"), "POST");
+  expect(std::move(del), 405, "takes POST");
+  auto options = client.Options("/v1/audio/translations");
+  ASSERT_TRUE(options);
+  EXPECT_EQ(options->status, 204);
+  EXPECT_EQ(options->get_header_value("Allow"), "POST");
+
+  // A body without a length is answered at once, not after the read timeout.
+  for (const std::string method : {"POST", "PUT"}) {
+    const int fd = connect_to(server.port());
+    ASSERT_GE(fd, 0);
+    const std::string head = method + " /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n\r\n";
+    ASSERT_EQ(send(fd, head.data(), head.size(), 0), static_cast<ssize_t>(head.size()));
+    timeval timeout{3, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    char answer[512] = {};
+    ASSERT_GT(recv(fd, answer, sizeof(answer) - 1, 0), 0) << method << ": no answer within 3 s";
+    close(fd);
+    EXPECT_EQ(std::string(answer).rfind(method == "POST" ? "HTTP/1.1 411" : "HTTP/1.1 405", 0), 0u) << answer;
+  }
 
   // A 1 GB upload is refused from its Content-Length, before any of it is sent.
   const int fd = connect_to(server.port());
