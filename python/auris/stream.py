@@ -70,10 +70,13 @@ class StreamingTranscriber:
         self._stream = _core.Stream(model.model, options, step_ms / 1000.0, float(trim_s), model.cpu_threads)
 
     def push(self, audio: "np.ndarray") -> StreamUpdate:
-        """Appends 16-kHz mono float32 samples; decodes when a step of new audio has come."""
+        """Appends 16-kHz mono float32 samples (other float types are converted); decodes when a step of
+        new audio has come."""
         import numpy  # here, not at import: `import auris` stays as quick as the CLI's start
 
         samples = numpy.asarray(audio)
+        if numpy.issubdtype(samples.dtype, numpy.floating) and samples.dtype != numpy.float32:
+            samples = samples.astype(numpy.float32)
         if samples.dtype != numpy.float32 or samples.ndim != 1:
             raise ValueError(f"audio must be a 1-D float32 array at 16 kHz, got {samples.dtype} of shape {samples.shape}")
         committed, tentative, ended = self._stream.push(numpy.ascontiguousarray(samples))

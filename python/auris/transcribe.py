@@ -127,9 +127,11 @@ def _audio_input(audio: Union[str, "os.PathLike[str]", BinaryIO, "np.ndarray"]) 
         return engine_path(audio)
     numpy = sys.modules.get("numpy")
     if numpy is not None and isinstance(audio, numpy.ndarray):
+        if numpy.issubdtype(audio.dtype, numpy.floating) and audio.dtype != numpy.float32:
+            audio = audio.astype(numpy.float32)  # as faster-whisper does: soundfile reads float64
         if audio.dtype != numpy.float32:
-            raise ValueError(f"the audio array must be float32 samples at 16 kHz, not {audio.dtype}: "
-                             "convert it with audio.astype(np.float32)")
+            raise ValueError(f"the audio array must be float32 samples in [-1, 1] at 16 kHz, not {audio.dtype}: "
+                             "convert it with audio.astype(np.float32), divided by 32768 for int16 samples")
         if audio.ndim != 1:
             raise ValueError(f"the audio array must be one-dimensional (mono), not of shape {audio.shape}")
         if audio.size == 0:

@@ -292,8 +292,14 @@ def test_a_corrupt_model_and_a_corrupt_audio_file_raise(tmp_path, tiny_en):
         tiny_en.transcribe(io.BytesIO(b"not audio at all"))
 
 
+def test_float64_samples_are_taken_as_faster_whisper_takes_them(tiny_en, jfk):
+    samples = decode_audio(jfk)
+    as_float32 = [s.text for s in tiny_en.transcribe(samples, beam_size=1)[0]]
+    assert [s.text for s in tiny_en.transcribe(samples.astype(np.float64), beam_size=1)[0]] == as_float32
+
+
 @pytest.mark.parametrize("audio, message", [
-    (np.zeros(16000, np.float64), "float32"),
+    (np.zeros(16000, np.int16), "divided by 32768"),
     (np.zeros((2, 16000), np.float32), "one-dimensional"),
     (np.zeros(0, np.float32), "empty"),
 ])
