@@ -15,4 +15,12 @@ inline constexpr int kSampleRate = 16000;
 // Throws auris::Error for a missing file, no audio stream, or undecodable data.
 std::vector<float> load_audio(const std::string& path);
 
+// The left and right channels of path's first audio stream at 16 kHz, as faster-whisper's
+// decode_audio(split_stereo=True) gives them: the audio converted to stereo (a mono file's one
+// channel in both), then split. For recordings with a speaker on each channel, such as phone calls.
+struct StereoAudio {
+  std::vector<float> left, right;
+};
+StereoAudio load_stereo_audio(const std::string& path);
+
 }  // namespace auris

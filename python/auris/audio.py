@@ -2,7 +2,7 @@
 
 import os
 import tempfile
-from typing import TYPE_CHECKING, BinaryIO, Union
+from typing import TYPE_CHECKING, BinaryIO, Tuple, Union
 
 from auris import _core
 
@@ -29,14 +29,15 @@ def decode_audio(
     input_file: Union[str, "os.PathLike[str]", BinaryIO],
     sampling_rate: int = SAMPLE_RATE,
     split_stereo: bool = False,
-) -> "np.ndarray":
-    """Decodes an audio or video file (a path or a binary file object) to mono float32 at 16 kHz."""
+) -> Union["np.ndarray", Tuple["np.ndarray", "np.ndarray"]]:
+    """Decodes an audio or video file (a path or a binary file object) to mono float32 at 16 kHz;
+    with split_stereo, to a (left, right) pair of them (the audio converted to stereo, then split:
+    a phone call's two speakers, one a channel)."""
     if sampling_rate != SAMPLE_RATE:
         raise ValueError(f"auris decodes to 16000 Hz, the rate Whisper takes; got sampling_rate={sampling_rate}")
-    if split_stereo:
-        raise ValueError("split_stereo is not supported: auris mixes the channels down to mono, as openai/whisper does")
+    load = _core.load_stereo_audio if split_stereo else _core.load_audio
     if isinstance(input_file, (str, os.PathLike)):
-        return _core.load_audio(engine_path(input_file))
+        return load(engine_path(input_file))
     if not hasattr(input_file, "read"):
         raise TypeError(f"audio must be a path, a binary file object or a float32 NumPy array, not {type(input_file).__name__}")
     data = input_file.read()
@@ -47,7 +48,7 @@ def decode_audio(
         spool.write(data)
         spool.flush()
         try:
-            return _core.load_audio(spool.name)
+            return load(spool.name)
         except _core.AurisError as e:
             # The message names the spool, which the caller never saw: name their file object instead.
             name = getattr(input_file, "name", None)

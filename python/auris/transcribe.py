@@ -21,8 +21,18 @@ if TYPE_CHECKING:
     import numpy as np
 
 
+class _AsDict:
+    """faster-whisper's _asdict(), kept there (deprecated) from when its results were named tuples."""
+
+    def _asdict(self) -> dict:
+        name = type(self).__name__
+        warnings.warn(f"{name}._asdict() method is deprecated, use dataclasses.asdict({name}) instead",
+                      DeprecationWarning, 2)
+        return asdict(self)
+
+
 @dataclass
-class Word:
+class Word(_AsDict):
     start: float
     end: float
     word: str
@@ -30,7 +40,7 @@ class Word:
 
 
 @dataclass
-class Segment:
+class Segment(_AsDict):
     id: int
     seek: int
     start: float

@@ -36,6 +36,8 @@ def test_segments_and_info_equal_the_cli(tiny_en, jfk, cli):
     assert isinstance(first, Segment) and dataclasses.is_dataclass(first)
     assert first.words[0].word == " And" and 0 <= first.words[0].probability <= 1
     assert first.temperature == 0.0
+    with pytest.deprecated_call():  # faster-whisper's _asdict(), from its named-tuple days
+        assert first._asdict() == dataclasses.asdict(first) and first.words[0]._asdict()["word"] == " And"
 
 
 def test_arrays_file_objects_and_paths_give_the_same_segments(tiny_en, jfk):
@@ -290,6 +292,18 @@ def test_a_corrupt_model_and_a_corrupt_audio_file_raise(tmp_path, tiny_en):
     assert "auris-audio-" not in str(raised.value)
     with pytest.raises(auris.AurisError, match="the file object"):
         tiny_en.transcribe(io.BytesIO(b"not audio at all"))
+
+
+def test_split_stereo_gives_each_channel(jfk):
+    """faster-whisper's decode_audio(split_stereo=True), for a call with a speaker on each channel:
+    jfk.flac is stereo, and its channels differ; their mean is the mono decode, but for rounding."""
+    left, right = decode_audio(jfk, split_stereo=True)
+    assert left.dtype == right.dtype == np.float32 and left.shape == right.shape == (176000,)
+    assert not np.array_equal(left, right)
+    assert np.max(np.abs((left + right) / 2 - decode_audio(jfk))) <= 2 / 32768
+    with open(jfk, "rb") as f:
+        from_file_object = decode_audio(f, split_stereo=True)
+    assert np.array_equal(from_file_object[0], left) and np.array_equal(from_file_object[1], right)
 
 
 def test_float64_samples_are_taken_as_faster_whisper_takes_them(tiny_en, jfk):

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -97,6 +100,60 @@ TEST(LoadAudio, ChannelsWithNoUsualLayoutAreAveraged) {
     const float average = 1000.0f * (channels + 1) / 2 / 32768.0f;
     for (size_t i = 0; i < samples.size(); ++i) ASSERT_NEAR(samples[i], average, 1.0f / 32768) << channels << " channels, sample " << i;
   }
+}
+
+// The s16 samples the ffmpeg CLI writes for path with these output options; empty where it fails.
+std::vector<int16_t> ffmpeg_s16(const std::string& path, const std::string& options) {
+  std::vector<int16_t> out;
+  FILE* pipe = popen(("ffmpeg -nostdin -loglevel error -i '" + path + "' " + options + " -f s16le - 2>/dev/null").c_str(), "r");
+  if (!pipe) return out;
+  int16_t block[4096];
+  for (size_t n; (n = fread(block, sizeof(int16_t), 4096, pipe)) > 0;) out.insert(out.end(), block, block + n);
+  pclose(pipe);
+  return out;
+}
+
+// faster-whisper's decode_audio(split_stereo=True): the audio converted to stereo at 16 kHz, then
+// split, here the ffmpeg CLI's `-ac 2 -ar 16000` (the same resampler, swresample, with its defaults,
+// as PyAV's). A stereo file keeps its two channels apart; a mono file's one channel is in both.
+TEST(LoadStereoAudio, GivesEachChannelAsTheFfmpegCliSplitsThem) {
+  if (std::system("command -v ffmpeg >/dev/null 2>&1") != 0) GTEST_SKIP() << "ffmpeg CLI not installed";
+  const std::string dir = test::temp_dir();
+  const std::string two = dir + "/call.wav";  // 44.1 kHz: left a 440-Hz tone, right 1 kHz
+  const uint32_t frames = 44100;
+  std::string wav = "RIFF";
+  auto u32 = [&](uint32_t v) { wav.append(reinterpret_cast<const char*>(&v), 4); };
+  auto u16 = [&](uint16_t v) { wav.append(reinterpret_cast<const char*>(&v), 2); };
+  u32(36 + frames * 4);
+  wav += "WAVEfmt ";
+  u32(16), u16(1), u16(2), u32(44100), u32(44100 * 4), u16(4), u16(16);
+  wav += "data";
+  u32(frames * 4);
+  for (uint32_t f = 0; f < frames; ++f) {
+    u16(static_cast<uint16_t>(static_cast<int16_t>(std::lround(8000 * std::sin(2 * M_PI * 440 * f / 44100.0)))));
+    u16(static_cast<uint16_t>(static_cast<int16_t>(std::lround(6000 * std::sin(2 * M_PI * 1000 * f / 44100.0)))));
+  }
+  std::ofstream(two, std::ios::binary) << wav;
+  for (const std::string& path : {two, test::shared_data_dir() + "/audio/jfk.flac"}) {
+    const std::vector<int16_t> reference = ffmpeg_s16(path, "-ac 2 -ar 16000");
+    ASSERT_FALSE(reference.empty()) << path;
+    const StereoAudio audio = load_stereo_audio(path);
+    ASSERT_EQ(audio.left.size() * 2, reference.size()) << path;
+    ASSERT_EQ(audio.right.size(), audio.left.size()) << path;
+    for (size_t i = 0; i < audio.left.size(); ++i) {
+      ASSERT_EQ(audio.left[i], reference[2 * i] / 32768.0f) << path << ", left sample " << i;
+      ASSERT_EQ(audio.right[i], reference[2 * i + 1] / 32768.0f) << path << ", right sample " << i;
+    }
+  }
+  // The two tones stay apart: the left channel is the 440-Hz one (its 8000 peak), the right the other.
+  const StereoAudio call = load_stereo_audio(two);
+  const auto peak = [](const std::vector<float>& x) {
+    float p = 0;
+    for (float v : x) p = std::max(p, std::abs(v));
+    return p;
+  };
+  EXPECT_NEAR(peak(call.left) * 32768, 8000, 200);
+  EXPECT_NEAR(peak(call.right) * 32768, 6000, 200);
 }
 
 TEST(LoadAudio, ReadsStandardInput) {

@@ -100,10 +100,13 @@ std::string detail(int code) {
 
 // Converts decoded frames to 16 kHz mono s16 exactly as the ffmpeg CLI does for
 // `-f s16le -ac 1 -ar 16000` (its auto-inserted aresample filter is one SwrContext with default
-// options); AudioStream::read divides by 32768 as openai's load_audio does.
+// options); AudioStream::read divides by 32768 as openai's load_audio does. With two output
+// channels, stereo interleaved (`-ac 2`), as PyAV's resampler gives faster-whisper's split_stereo.
 class Resampler {
  public:
   explicit Resampler(std::vector<int16_t>& out) : out_(out) {}
+  // 1 (mono) or 2 (stereo), before the first frame.
+  void set_output_channels(int channels) { out_channels_ = channels; }
 
   void push(const AVFrame& frame) {
     AVChannelLayout layout{};
@@ -148,17 +151,18 @@ class Resampler {
       throw Error("the audio says its sample rate is " + std::to_string(rate) + " Hz, above the " +
                   std::to_string(kHighestSampleRate) + " Hz of any audio recording: the file's header is damaged");
     }
-    AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO;
+    const AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO, stereo = AV_CHANNEL_LAYOUT_STEREO;
+    AVChannelLayout out_layout = out_channels_ == 2 ? stereo : mono;
     SwrContext* swr = nullptr;
     // FFmpeg 5.1 declares the layouts non-const; it only reads them.
-    int rc = swr_alloc_set_opts2(&swr, &mono, AV_SAMPLE_FMT_S16, kSampleRate, const_cast<AVChannelLayout*>(&layout),
-                                 format, rate, 0, nullptr);
+    int rc = swr_alloc_set_opts2(&swr, &out_layout, AV_SAMPLE_FMT_S16, kSampleRate,
+                                 const_cast<AVChannelLayout*>(&layout), format, rate, 0, nullptr);
     swr_.reset(swr);
     // A channel count with no usual layout (9, 12, 32, ...: a multi-microphone recorder's) is one the
     // ffmpeg CLI, and so openai's load_audio, refuses to downmix ("not enough information"): here
-    // every channel counts alike. The counts the CLI downmixes keep its weights.
+    // every channel counts alike (in each output channel). The counts the CLI downmixes keep its weights.
     if (rc >= 0 && layout.order == AV_CHANNEL_ORDER_UNSPEC && layout.nb_channels > 1) {
-      const std::vector<double> average(static_cast<size_t>(layout.nb_channels), 1.0 / layout.nb_channels);
+      const std::vector<double> average(static_cast<size_t>(out_channels_) * layout.nb_channels, 1.0 / layout.nb_channels);
       rc = swr_set_matrix(swr, average.data(), layout.nb_channels);
     }
     if (rc < 0 || (rc = swr_init(swr)) < 0) {
@@ -172,16 +176,17 @@ class Resampler {
   }
 
   int convert(const uint8_t** in, int in_samples) {
-    const int capacity = swr_get_out_samples(swr_.get(), in_samples) + 16;
-    buffer_.resize(static_cast<size_t>(capacity));
+    const int capacity = swr_get_out_samples(swr_.get(), in_samples) + 16;  // per channel
+    buffer_.resize(static_cast<size_t>(capacity) * out_channels_);
     uint8_t* out = reinterpret_cast<uint8_t*>(buffer_.data());
     const int produced = swr_convert(swr_.get(), &out, capacity, in, in_samples);
     if (produced < 0) throw Error("resampling the audio to 16 kHz failed: " + detail(produced));
-    out_.insert(out_.end(), buffer_.begin(), buffer_.begin() + produced);
+    out_.insert(out_.end(), buffer_.begin(), buffer_.begin() + static_cast<ptrdiff_t>(produced) * out_channels_);
     return produced;
   }
 
   std::vector<int16_t>& out_;
+  int out_channels_ = 1;
   std::unique_ptr<SwrContext, SwrFreer> swr_;
   AVChannelLayout in_layout_{};
   int in_format_ = -1;
@@ -226,6 +231,7 @@ struct AudioStream::Impl {
 void AudioStream::Impl::open(const std::string& path, const AudioInput& input) {
   configure_ffmpeg();
   last_ffmpeg_message.clear();
+  resampler.set_output_channels(input.stereo ? 2 : 1);
   const bool from_stdin = path == "-";
   const bool device = !input.format.empty();
   const bool network = !device && path.find("://") != std::string::npos;

@@ -24,6 +24,9 @@ struct AudioInput {
   const std::atomic<bool>* stop = nullptr;
   // A network read that waits longer than this for data fails.
   double network_timeout_seconds = 15.0;
+  // The audio converted to stereo, not mono: read() hands out left and right samples interleaved
+  // (ask for an even count), as faster-whisper's decode_audio(split_stereo=True) has them.
+  bool stereo = false;
 };
 
 class AudioStream {

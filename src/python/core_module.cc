@@ -546,6 +546,17 @@ NB_MODULE(_core, m) {
         return to_numpy(std::move(samples));
       },
       "path"_a, "Decodes an audio or video file to mono float32 samples at 16 kHz (FFmpeg).");
+  m.def(
+      "load_stereo_audio",
+      [](const std::string& path) {
+        StereoAudio audio;
+        {
+          nb::gil_scoped_release release;
+          audio = load_stereo_audio(path);
+        }
+        return nb::make_tuple(to_numpy(std::move(audio.left)), to_numpy(std::move(audio.right)));
+      },
+      "path"_a, "Decodes an audio or video file to its left and right channels, float32 at 16 kHz (FFmpeg).");
   m.def("detect_language", &detect_language_of, "model"_a, "audio"_a, "options"_a, "threads"_a,
         "faster-whisper's detect_language: (language, probability, all_language_probs).");
   // faster-whisper's device="auto": CUDA where its plugin loads and a GPU answers.
