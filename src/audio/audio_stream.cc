@@ -74,7 +74,7 @@ void capture_ffmpeg_log(void* avcl, int level, const char* fmt, va_list args) {
 
 // The most FFmpeg may allocate in one block. Its readers allocate what a file's headers declare before
 // reading it: a 60-byte WAV whose metadata chunk says 2 GB made it zero 2 GB (its limit is INT_MAX).
-// Audio needs far less: a 30-hour M4A's index is about 100 MB, cover art a few MB.
+// Audio needs less: a 30-hour 48-kHz AAC file's index is about 120 MB (24 bytes a frame), cover art a few MB.
 constexpr size_t kLargestFfmpegAllocation = size_t{128} << 20;
 
 // FFmpeg's process-wide settings, made once, before the first file is opened.
@@ -160,14 +160,14 @@ class Resampler {
     swr_.reset(swr);
     // A channel count with no usual layout (9, 12, 32, ...: a multi-microphone recorder's) is one the
     // ffmpeg CLI, and so openai's load_audio, refuses to downmix ("not enough information"): here
-    // every channel counts alike (in each output channel). The counts the CLI downmixes keep its weights.
+    // every channel counts alike, in each channel out. The counts the CLI downmixes keep its weights.
     if (rc >= 0 && layout.order == AV_CHANNEL_ORDER_UNSPEC && layout.nb_channels > 1) {
       const std::vector<double> average(static_cast<size_t>(out_channels_) * layout.nb_channels, 1.0 / layout.nb_channels);
       rc = swr_set_matrix(swr, average.data(), layout.nb_channels);
     }
     if (rc < 0 || (rc = swr_init(swr)) < 0) {
       throw Error("cannot convert this audio (" + std::to_string(layout.nb_channels) + " channels at " +
-                  std::to_string(rate) + " Hz) to 16 kHz mono: " + detail(rc));
+                  std::to_string(rate) + " Hz) to 16 kHz " + (out_channels_ == 2 ? "stereo: " : "mono: ") + detail(rc));
     }
     av_channel_layout_uninit(&in_layout_);
     if (av_channel_layout_copy(&in_layout_, &layout) < 0) throw OutOfMemory("copying a channel layout");
