@@ -58,6 +58,23 @@ def make_model(auris, vocab_from, name, work):
     return out
 
 
+class RowFailed(Exception):
+    """An auris run that failed, hung or printed no device timings: its row reports why."""
+
+
+# An auris run of the two 45-s windows: a large-v3 load and 2 x 40 steps take well under this; an
+# experiment that hangs loses its row, not the speed call's whole budget.
+AURIS_RUN_TIMEOUT_S = 150
+
+
+def failure_line(stderr):
+    """The line that says why auris failed: its error, not the timings it prints after one."""
+    lines = (stderr or "").strip().splitlines()
+    errors = [l for l in lines if l.startswith("auris: error")]
+    others = [l for l in lines if not l.startswith("auris: timings")]
+    return (errors or others or [""])[-1]
+
+
 def auris_timings(auris, model, audio, extra):
     """One process transcribes the audio twice; the engine times each encoder pass, prefill and decode
     step with CUDA events (--print-timings' device_ms), and the medians leave out each stage's first
@@ -65,12 +82,18 @@ def auris_timings(auris, model, audio, extra):
     argv = [auris, "transcribe", "-m", model, "--device", "cuda", "--compute-type", "float16", "--beam-size", "0",
             "--temperature", "0", "--temperature-increment-on-fallback", "0", "--print-timings", audio, audio] + extra
     start = time.perf_counter()
-    stderr = subprocess.run(argv, capture_output=True, text=True, check=True).stderr
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=AURIS_RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise RowFailed(f"no answer in {AURIS_RUN_TIMEOUT_S} s") from None
+    if done.returncode != 0:
+        raise RowFailed(failure_line(done.stderr) or f"exit {done.returncode}")
     process_wall_s = time.perf_counter() - start
-    t = json.loads(next(l for l in stderr.splitlines() if l.startswith("auris: timings "))[15:])
+    t = json.loads(next(l for l in done.stderr.splitlines() if l.startswith("auris: timings "))[15:])
     device = t["device_ms"]
     if device["encoder_per_window"] is None or device["decode_step"] is None:
-        sys.exit(f"{audio}: give audio longer than one 30-s window (the engine keeps a repeated window's encoding)")
+        raise RowFailed(f"{audio}: no device timings (give audio longer than one 30-s window: the engine keeps a "
+                        "repeated window's encoding)")
     return {"encoder_ms_per_window": device["encoder_per_window"],
             "prefill_ms": device["prefill"],
             "decode_ms_per_step": device["decode_step"],
@@ -189,11 +212,16 @@ def main():
                     continue
                 try:
                     runs[label].append(auris_timings(args.auris, model, args.audio, flags))
-                except subprocess.CalledProcessError as e:
-                    if label == "auris":
-                        raise
-                    failed[label] = (e.stderr or "").strip().splitlines()[-1:] or [f"exit {e.returncode}"]
-                    print(f"{label}: failed: {failed[label][0]}", file=sys.stderr, flush=True)
+                except RowFailed as e:
+                    failed[label] = [str(e)]
+                    print(f"{name} {label}: failed: {e}", file=sys.stderr, flush=True)
+            if "auris" in failed:
+                break
+        if "auris" in failed:  # no baseline, no ratios: the next model may still run
+            results[name] = {"error": "the baseline failed: " + failed["auris"][0]}
+            with open(args.out, "w") as f:
+                json.dump(results, f, indent=1)
+            continue
         auris_results = {l: {k: spread([r[k] for r in rs]) for k in ("encoder_ms_per_window", "prefill_ms",
                                                                       "decode_ms_per_step", "decode_wall_ms_per_step",
                                                                       "decode_steps", "mean_rows_per_step",
@@ -201,6 +229,9 @@ def main():
                          for l, rs in runs.items() if l not in failed}
         auris_results.update({l: {"error": message[0]} for l, message in failed.items()})
         print(json.dumps({name: auris_results}, indent=1), flush=True)
+        results[name] = {"auris": auris_results}  # kept should the peers run out the call's time
+        with open(args.out, "w") as f:
+            json.dump(results, f, indent=1)
         peers = {PEERS[c]: peer_timings(model, args.steps, c, args.repeats, args.peer_timeout) for c in args.transformers}
         floor_ms = runs["auris"][0]["model"]["decode_weight_bytes"] / (bandwidth * 1e9) * 1000
         ours = auris_results["auris"]

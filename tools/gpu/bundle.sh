@@ -48,7 +48,8 @@ for b in "${binaries[@]}"; do cp "$repo/build/$b" "$stage/bin/"; done
 
 # Real copies: what transcribing and the CPU engine run (libgme too: its demuxer probes every input
 # and dereferences what a stand-in returns). Everything else the closure names is stubbed.
-keep='^lib(avcodec|avformat|avutil|swresample|dnnl|fftw3f|gomp|pcre2-8|icuuc|icudata|z|gme)\.so'
+# cpp-httplib and what it links (OpenSSL, brotli) for `auris serve`.
+keep='^lib(avcodec|avformat|avutil|swresample|dnnl|fftw3f|gomp|pcre2-8|icuuc|icudata|z|gme|cpp-httplib|ssl|crypto|brotli(common|dec|enc))\.so'
 # The machine's own: glibc, the C++ runtime (newer there) and CUDA's libraries.
 system='^(ld-linux|libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|libcudart|libcublas|libcublasLt)\.so'
 ldd "$repo/build/auris" "$repo/build/auris_tests" "$repo/build/libauris_cuda.so" |
@@ -74,6 +75,17 @@ fi
 # The stand-ins must not break a run: the real binary, its libraries from the bundle, transcribes.
 LD_LIBRARY_PATH="$stage/lib" "$stage/bin/auris" transcribe -m tiny.en --compute-type int8 "$repo/../shared/data/audio/jfk.flac" |
   grep -q "ask not what your country"
+# And serves: a stand-in for the HTTP library would bind no port and answer nothing.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+LD_LIBRARY_PATH="$stage/lib" "$stage/bin/auris" serve -m tiny.en --port "$port" 2>/dev/null &
+server=$!
+served=0
+for _ in $(seq 50); do
+  curl -sf "http://127.0.0.1:$port/health" >/dev/null && { served=1; break; }
+  sleep 0.2
+done
+kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true
+[[ $served == 1 ]] || { echo "bundle.sh: the bundled auris serve did not answer /health" >&2; exit 1; }
 
 tar -C "$stage" -cf - bin lib models | xz -T2 -6 > "$out/binaries.tar.xz"
 echo "bundle.sh: $(du -h "$out/binaries.tar.xz" | cut -f1) in $out/binaries.tar.xz ($(ls "$stage/lib" | wc -l) libraries)"
