@@ -104,7 +104,7 @@ bool answered_from_the_head(const httplib::Request& req, httplib::Response& res)
       res.status = 204;
       return true;
     }
-    reply_error(res, HttpError(405, req.path + " takes " + allowed + ", not " + req.method.substr(0, 16), "", "method_not_allowed"));
+    reply_error(res, HttpError(405, shown(req.path) + " takes " + allowed + ", not " + shown(req.method), "", "method_not_allowed"));
     return true;
   }
   const bool may_have_body = req.method == "POST" || req.method == "PUT" || req.method == "PATCH";
