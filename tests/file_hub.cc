@@ -19,6 +19,8 @@ std::string FileHub::listing_path(const std::string& repo) const { return root_ 
 
 void FileHub::publish_text(const std::string& repo, const std::string& file, const std::string& content) {
   fs::create_directories(fs::path(served_path(repo, file)).parent_path());
+  // The path may be a link that publish_file made to a real model's file: never write through it.
+  fs::remove(served_path(repo, file));
   std::ofstream(served_path(repo, file), std::ios::binary) << content;
   list(repo, file);
 }

@@ -17,7 +17,8 @@ class FileHub {
   void publish_text(const std::string& repo, const std::string& file, const std::string& content);
   // Publishes the file at `source` (linked, not copied) as repo's file.
   void publish_file(const std::string& repo, const std::string& file, const std::string& source);
-  // Where repo's file is served from: writing there afterwards makes it differ from its listing.
+  // Where repo's file is served from: writing there afterwards makes it differ from its listing
+  // (publish_text it first: a published file's path is a link to its source).
   std::string served_path(const std::string& repo, const std::string& file) const;
   std::string listing_path(const std::string& repo) const;
 

@@ -55,6 +55,7 @@ RunResult run_cli(const std::string& args, const std::string& stdout_to = "") {
   };
   r.out = slurp(out);
   r.err = slurp(err);
+  fs::remove_all(dir);
   return r;
 }
 
@@ -335,6 +336,11 @@ TEST_F(Cli, AHubRepositoryIdIsDownloadedAndTranscribes) {
 // listing, and the command goes on; the next run finds it there. A file that is not what the hub
 // lists stops the command, and nothing is left in the cache.
 TEST_F(Cli, ModelsNotInTheCacheAreDownloadedFirst) {
+  const auto served_config = [&] {
+    std::ifstream in(model_ + "/config.json", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string config_before = served_config();
   HubAndCache stand_in(test::temp_dir(), model_);
   const std::string& cache = stand_in.cache;
   test::FileHub& hub = stand_in.hub;
@@ -362,6 +368,7 @@ TEST_F(Cli, ModelsNotInTheCacheAreDownloadedFirst) {
   expect_clean_failure(corrupt, "/config.json is corrupt: its Git blob id is");
   EXPECT_FALSE(fs::exists(cache + "/tiny.en"));
   EXPECT_FALSE(fs::exists(cache + "/tiny.en.partial"));
+  EXPECT_EQ(served_config(), config_before) << "the stand-in hub wrote through to the real model's files";
 }
 
 // Ctrl-C in the middle of a long file: the transcription stops after the window being decoded, what
