@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <numbers>
 
 #include "auris/error.h"
@@ -167,6 +168,18 @@ TEST_F(Ct2BadInput, MissingVocabularyAndDirectory) {
   std::filesystem::remove(dir + "/vocabulary.txt");
   EXPECT_NE(error_of([&] { load_ctranslate2(dir); }).find("vocabulary"), std::string::npos);
   EXPECT_NE(error_of([&] { load_ctranslate2(dir + "/nope"); }).find("no model.bin"), std::string::npos);
+}
+
+// A config.json that is JSON but not an object is damaged, not a conversion without alignment heads.
+TEST_F(Ct2BadInput, ConfigThatIsNotAnObject) {
+  test::write_ct2_dir(model, dir, Ct2Storage::kFloat32);
+  for (const char* config : {"[]", "42", "\"alignment_heads\""}) {
+    std::ofstream(dir + "/config.json") << config;
+    const std::string e = error_of([&] { load_ctranslate2(dir); });
+    EXPECT_NE(e.find("config.json' is not a JSON object"), std::string::npos) << config << ": " << e;
+  }
+  std::ofstream(dir + "/config.json") << "{}";
+  EXPECT_NO_THROW(load_ctranslate2(dir));
 }
 
 // The real faster-whisper tiny.en conversion: shapes, heads and vocabulary as openai's tiny.en, and
