@@ -354,14 +354,7 @@ ModelData load_ctranslate2(const std::string& dir) {
   out.weights = std::move(c.weights);
 
   const std::string config = (fs::path(dir) / "config.json").string();
-  const nlohmann::json json = fs::exists(config) ? read_json_file(config) : nlohmann::json::object();
-  if (!json.is_object())
-    throw Error("'" + config + "' is not a JSON object, as a CTranslate2 conversion's config is: the file is "
-                "damaged; download the model again (or delete config.json to use the default alignment heads)");
-  if (json.contains("alignment_heads"))
-    out.dims.alignment_heads = parse_alignment_heads(json["alignment_heads"], out.dims.n_text_layer, out.dims.n_text_head, config);
-  else
-    out.dims.alignment_heads = default_alignment_heads(out.dims);
+  out.dims.alignment_heads = alignment_heads_or_default(read_optional_json_object(config), out.dims, config);
 
   std::string vocab_file;
   const std::vector<std::string> tokens = read_vocabulary_tokens(dir, vocab_file);

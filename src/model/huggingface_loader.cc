@@ -142,11 +142,7 @@ ModelData load_huggingface(const std::string& dir) {
   }
 
   const std::string generation = (fs::path(dir) / "generation_config.json").string();
-  const nlohmann::json gen = fs::exists(generation) ? read_json_file(generation) : nlohmann::json::object();
-  if (gen.is_object() && gen.contains("alignment_heads"))
-    out.dims.alignment_heads = parse_alignment_heads(gen["alignment_heads"], out.dims.n_text_layer, out.dims.n_text_head, generation);
-  else
-    out.dims.alignment_heads = default_alignment_heads(out.dims);
+  out.dims.alignment_heads = alignment_heads_or_default(read_optional_json_object(generation), out.dims, generation);
 
   const std::string vocab = (fs::path(dir) / "vocab.json").string();
   if (!fs::exists(vocab)) throw Error("'" + dir + "' has no vocab.json: download it from the model's Hugging Face repository");

@@ -148,6 +148,13 @@ TEST_F(HuggingFaceBadInput, BadConfigAndMissingFiles) {
   EXPECT_NE(error().find("no config.json"), std::string::npos);
 }
 
+// A generation_config.json that is not an object is damaged: its alignment heads are not silently
+// replaced by the defaults.
+TEST_F(HuggingFaceBadInput, GenerationConfigThatIsNotAnObject) {
+  std::ofstream(dir + "/generation_config.json") << "[]";
+  EXPECT_NE(error().find("generation_config.json' is not a JSON object"), std::string::npos) << error();
+}
+
 TEST_F(HuggingFaceBadInput, TruncatedWeights) {
   const std::string full = read_text_file(dir + "/model.safetensors");
   for (size_t n : {size_t{0}, size_t{7}, size_t{100}, full.size() / 2, full.size() - 1}) {

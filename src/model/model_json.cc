@@ -1,6 +1,9 @@
 #include "model/model_json.h"
 
+#include <filesystem>
+
 #include "auris/error.h"
+#include "model/model_registry.h"
 #include "tokenizer/byte_unicode.h"
 #include "util/bounded_json.h"
 #include "util/mapped_file.h"
@@ -15,6 +18,21 @@ nlohmann::json read_json_file(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw Error("'" + path + "' is not valid JSON (" + shown(e.what()) + "): the download may be incomplete");
   }
+}
+
+nlohmann::json read_optional_json_object(const std::string& path) {
+  if (!std::filesystem::exists(path)) return nlohmann::json::object();
+  nlohmann::json json = read_json_file(path);
+  if (!json.is_object())
+    throw Error("'" + path + "' is not a JSON object, as a model's configuration is: the file is damaged; "
+                "download the model again");
+  return json;
+}
+
+std::vector<std::pair<int, int>> alignment_heads_or_default(const nlohmann::json& side_file, const ModelDims& dims,
+                                                            const std::string& file) {
+  if (!side_file.contains("alignment_heads")) return default_alignment_heads(dims);
+  return parse_alignment_heads(side_file["alignment_heads"], dims.n_text_layer, dims.n_text_head, file);
 }
 
 int json_int(const nlohmann::json& object, const std::string& key, const std::string& file, int min, int max) {

@@ -8,10 +8,20 @@
 #include <utility>
 #include <vector>
 
+#include "model/model_dims.h"
+
 namespace auris {
 
 // Parses a JSON file; throws auris::Error naming the file when it is missing or not valid JSON.
 nlohmann::json read_json_file(const std::string& path);
+
+// A side file that may be absent (then an empty object), holding alignment heads and other settings:
+// one that is there but not a JSON object is damaged, and the error says to download again.
+nlohmann::json read_optional_json_object(const std::string& path);
+
+// Alignment heads from a side file's "alignment_heads", else the defaults for these dimensions.
+std::vector<std::pair<int, int>> alignment_heads_or_default(const nlohmann::json& side_file, const ModelDims& dims,
+                                                            const std::string& file);
 
 // An integer field of a JSON object; throws auris::Error naming the file and the field when absent,
 // not an integer, or outside [min, max].
