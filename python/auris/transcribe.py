@@ -217,8 +217,9 @@ class _Segments:
     """The lazy segments: the transcription starts at the first next() and stays one window ahead.
     With a progress bar (log_progress), each segment moves it to the segment's end, in seconds."""
 
-    def __init__(self, transcription, progress=None):
+    def __init__(self, transcription, word_timestamps: bool, progress=None):
         self._transcription = transcription
+        self._word_timestamps = word_timestamps
         self._done = False
         self._progress = progress
 
@@ -240,7 +241,7 @@ class _Segments:
                         self._progress.n = self._progress.total
                         self._progress.close()
                     raise StopIteration
-                segment = _segment(item)
+                segment = _segment(item, self._word_timestamps)
                 if self._progress is not None:
                     # Whole hundredths, as faster-whisper's bar: sums of floats would show 30.299999999999997.
                     self._progress.n = round(max(self._progress.n, min(segment.end, self._progress.total)), 2)
@@ -261,11 +262,12 @@ class _Segments:
         self._transcription.close()
 
 
-def _segment(s) -> Segment:
+def _segment(s, word_timestamps: bool) -> Segment:
+    """words as faster-whisper gives them: a list (maybe empty) with word timestamps, else None."""
     words = [Word(start=w.start, end=w.end, word=w.word, probability=w.probability) for w in s.words]
     return Segment(id=s.id + 1, seek=s.seek, start=s.start, end=s.end, text=s.text, tokens=list(s.tokens),
                    avg_logprob=s.avg_logprob, compression_ratio=s.compression_ratio,
-                   no_speech_prob=s.no_speech_prob, words=words or None, temperature=s.temperature)
+                   no_speech_prob=s.no_speech_prob, words=words if word_timestamps else None, temperature=s.temperature)
 
 
 class WhisperModel:
@@ -281,6 +283,10 @@ class WhisperModel:
         num_workers: int = 1,
         download_root: Optional[str] = None,
         local_files_only: bool = False,
+        files: Optional[dict] = None,
+        revision: Optional[str] = None,
+        use_auth_token: Optional[Union[str, bool]] = None,
+        **model_kwargs,
     ):
         """Loads a model: a name (tiny.en, base, ..., large-v3-turbo; downloaded into auris's model
         cache, or download_root, the first time) or the path of a CTranslate2, Hugging Face or
@@ -290,8 +296,21 @@ class WhisperModel:
         the CPU; the choice is in self.device). compute_type: faster-whisper's names; "default"
         is float32 arithmetic with an fp16 cross-attention cache. cpu_threads: threads of each
         transcription (0: all cores). num_workers is accepted for compatibility: every call already
-        runs on its own.
+        runs on its own. files, a revision other than main, use_auth_token and CTranslate2's
+        model_kwargs are faster-whisper's and are refused with the reason.
         """
+        if files:
+            raise ValueError("auris loads models from files on disk, not from memory (files=): write them to a "
+                             "directory and pass its path")
+        if revision not in (None, "main"):
+            raise ValueError(f"auris downloads a hub repository's main revision, not revision={revision!r}: download "
+                             "that revision yourself (huggingface-cli download --revision) and pass its path")
+        if use_auth_token not in (None, False):
+            raise ValueError("auris downloads public hub repositories only (use_auth_token): download a private one "
+                             "yourself (huggingface-cli download) and pass its path")
+        if model_kwargs:
+            raise ValueError(f"CTranslate2's model options {', '.join(sorted(model_kwargs))} do not apply to auris "
+                             "(cpu_threads sets each transcription's threads)")
         if device == "auto":
             device = "cuda" if _core.cuda_available() else "cpu"
         if compute_type not in _COMPUTE_TYPES:
@@ -303,7 +322,10 @@ class WhisperModel:
         path = model_size_or_path
         if not os.path.exists(path) and (_core.is_registry_model(path) or _core.is_hub_repo_id(path)):
             path = download_model(path, cache_dir=download_root, local_files_only=local_files_only)
-        self.model = _core.Model(engine_path(path), _COMPUTE_TYPES[compute_type], device)
+        engine_type = _COMPUTE_TYPES[compute_type]
+        if compute_type == "int8_float16" and device == "cpu":
+            engine_type = "int8"  # CTranslate2's rule: no float16 arithmetic on a CPU, so int8_float32
+        self.model = _core.Model(engine_path(path), engine_type, device)
         self.local_files_only = local_files_only
         self.device = device
         self.cpu_threads = cpu_threads
@@ -434,7 +456,7 @@ class BatchedInferencePipeline:
         vad_parameters: Optional[Union[dict, VadOptions]] = None,
         max_new_tokens: Optional[int] = None,
         chunk_length: Optional[int] = None,
-        clip_timestamps: Union[str, List[float]] = "0",
+        clip_timestamps: Optional[List[dict]] = None,
         hallucination_silence_threshold: Optional[float] = None,
         batch_size: int = 8,
         hotwords: Optional[str] = None,
@@ -495,6 +517,10 @@ def _transcribe(model: WhisperModel, batch_size: int, audio, language, task, log
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be a number of tokens from 1 (None: up to half the text context), "
                              f"got {max_new_tokens}")
+    if not model.model.multilingual and language != "en" and language in model.model.languages:
+        warnings.warn(f"The current model is English-only but the language parameter is set to '{language}'; "
+                      "using 'en' instead.")  # faster-whisper's words
+        language = "en"
     if multilingual is True and not model.model.multilingual:
         warnings.warn("The current model is English-only but the multilingual parameter is set to True; "
                       "setting to False instead.")  # faster-whisper's words
@@ -502,6 +528,13 @@ def _transcribe(model: WhisperModel, batch_size: int, audio, language, task, log
     if not isinstance(log_progress, bool):
         raise TypeError(f"log_progress must be True or False, got {type(log_progress).__name__}")
     temperatures = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
+    if batch_size > 0:
+        if clip_timestamps is not None and clip_timestamps != "0":
+            raise ValueError("clip_timestamps in the batched pipeline (chunks given instead of VAD's) is not "
+                             "supported by auris: use WhisperModel.transcribe(clip_timestamps=...)")
+        clip_timestamps = "0"
+    elif vad_filter and clip_timestamps != "0":
+        vad_filter = False  # faster-whisper's rule: given clips are transcribed instead of VAD's speech
     clips = _clip_timestamps(clip_timestamps)
     vad, vad_options = _vad_dict(vad_filter, vad_parameters, model.local_files_only)
     samples = _audio_input(audio)
@@ -543,4 +576,4 @@ def _transcribe(model: WhisperModel, batch_size: int, audio, language, task, log
         except ImportError:
             raise ValueError("log_progress draws faster-whisper's tqdm progress bar: pip install tqdm") from None
         progress = tqdm(total=round(info.duration, 2), unit="seconds")
-    return _Segments(transcription, progress), info
+    return _Segments(transcription, bool(word_timestamps), progress), info

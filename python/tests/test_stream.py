@@ -43,3 +43,32 @@ def test_bad_audio_raises(tiny_en):
         stream.push(np.full(1600, np.nan, dtype=np.float32))
     with pytest.raises(ValueError, match="task"):
         StreamingTranscriber(tiny_en, task="summarize")
+
+
+def test_two_threads_take_turns_on_one_stream(tiny_en, jfk):
+    """A thread pushing while another finishes: one waits for the other, neither holds the GIL while
+    it waits (that deadlocked: the decoding thread could not take the GIL back)."""
+    import threading
+
+    stream = StreamingTranscriber(tiny_en, beam_size=1, step_ms=500)
+    samples = decode_audio(jfk)
+    failures = []
+
+    def push_all():
+        try:
+            for start in range(0, len(samples), 8000):
+                stream.push(samples[start:start + 8000])
+                stream.stats  # read beside the other thread's decodes
+        except Exception as e:  # noqa: BLE001 - reported below
+            failures.append(e)
+
+    pusher = threading.Thread(target=push_all, daemon=True)
+    pusher.start()
+    finished = []
+    finisher = threading.Thread(target=lambda: finished.append(stream.finish()), daemon=True)
+    finisher.start()
+    pusher.join(120)
+    finisher.join(120)
+    assert not pusher.is_alive() and not finisher.is_alive(), "the two threads deadlocked"
+    assert not failures, failures
+    assert len(finished) == 1

@@ -244,6 +244,53 @@ def test_chunk_length_caps_the_batched_pipelines_speech_chunks(tiny_en, data, cl
         BatchedInferencePipeline(tiny_en).transcribe(jfk, chunk_length=40)
 
 
+def test_the_batched_pipelines_segments_come_as_their_chunks_are_done(tiny_en, data):
+    """The first segment comes while later chunks still decode, and closing the generator drops the
+    chunks not yet started: it does not wait for the whole recording (timed against the full run in
+    the same test, not against a clock)."""
+    import time
+
+    vad = str(data / "vad" / "for-tests-silero-v6.2.0-ggml.bin")
+    long_form = str(data / "audio" / "longform" / "hifitts-dev-concat.flac")
+    pipeline = BatchedInferencePipeline(tiny_en)
+    options = dict(batch_size=1, beam_size=1, vad_parameters={"model": vad})  # 7 chunks, one at a time
+    start = time.monotonic()
+    everything = list(pipeline.transcribe(long_form, **options)[0])
+    whole = time.monotonic() - start
+    start = time.monotonic()
+    segments, _ = pipeline.transcribe(long_form, **options)
+    first = next(segments)
+    segments.close()
+    closed = time.monotonic() - start
+    assert len(everything) >= 5 and first == everything[0]
+    # About 2/7 of the whole: the first chunk, and the second, already running when it closed.
+    assert closed < whole * 0.6, f"the first segment and close took {closed:.2f} s, the whole run {whole:.2f} s"
+    assert list(pipeline.transcribe(long_form, **options)[0])[:3] == everything[:3]  # and it runs again
+
+
+def test_faster_whispers_fallbacks_and_refusals(tiny_en, jfk, cache_dir):
+    """faster-whisper's rules: a language on an English-only model warns and uses English; clips given
+    with vad_filter are transcribed instead of VAD's speech; options it has and auris has not are
+    refused with the reason, not ignored."""
+    with pytest.warns(UserWarning, match="English-only but the language parameter is set to 'fr'"):
+        segments, info = tiny_en.transcribe(jfk, language="fr", beam_size=1)
+    assert info.language == "en" and "ask not" in "".join(s.text for s in segments)
+    clipped, info = tiny_en.transcribe(jfk, beam_size=1, vad_filter=True, clip_timestamps=[0, 5])
+    assert info.duration_after_vad == info.duration and info.vad_options is None
+    assert [s.text for s in clipped] == [s.text for s in tiny_en.transcribe(jfk, beam_size=1, clip_timestamps=[0, 5])[0]]
+    with pytest.raises(ValueError, match="clip_timestamps in the batched pipeline"):
+        BatchedInferencePipeline(tiny_en).transcribe(jfk, clip_timestamps=[{"start": 0, "end": 5}])
+    path = str(cache_dir / "tiny.en")
+    for kwargs, said in (({"files": {"model.bin": b""}}, "not from memory"), ({"revision": "v2"}, "main revision"),
+                         ({"use_auth_token": "hf_x"}, "public hub repositories"),
+                         ({"flash_attention": True}, "flash_attention do not apply")):
+        with pytest.raises(ValueError, match=said):
+            WhisperModel(path, **kwargs)
+    assert WhisperModel(path, compute_type="int8_float16", revision="main").model.compute_type == "int8"
+    words = list(tiny_en.transcribe(jfk, beam_size=1, word_timestamps=True)[0])
+    assert all(isinstance(s.words, list) for s in words)
+
+
 def test_threads_share_one_model(tiny_en, data):
     clips = [str(data / "audio" / "hifitts-6097" / "audio" / f"{name}.wav")
              for name in ("swag_06_tompkins_0883", "roots_19_morris_0392")]

@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -33,7 +35,8 @@
 #include "auris/audio.h"
 #include "decoding/decoding_task.h"
 #include "decoding/strip_whitespace.h"
-#include "auris/batch.h"
+#include "audio/sample_source.h"
+#include "batch/batch_scheduler.h"
 #include "auris/download.h"
 #include "auris/error.h"
 #include "auris/output.h"
@@ -260,6 +263,61 @@ Transcript transcript_of(const nb::list& segments, const std::string& language) 
   return t;
 }
 
+// faster-whisper's batched pipeline over one recording, its segments handed to o.on_segment in order
+// as their chunks are done (the first ones while the rest decode). When on_segment throws Cancelled
+// (the generator closed or abandoned), the chunks not yet started are dropped and only the running
+// ones finish.
+Transcript transcribe_batched(const std::shared_ptr<const Model>& model, int batch_size, int threads,
+                              const std::vector<float>& samples, const TranscribeOptions& o) {
+  // Declared before the scheduler: its threads call back into these until it is destroyed.
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<Segment> decided;
+  bool ended = false;
+  std::string error;
+  Transcript transcript;
+  BatchScheduler scheduler(model, batch_size, threads);
+  TranscribeOptions plain = o;
+  plain.on_segment = nullptr;
+  plain.on_progress = nullptr;
+  BatchScheduler::Callbacks callbacks;
+  callbacks.on_segment = [&](const Segment& s) {
+    std::lock_guard lock(mutex);
+    decided.push_back(s);
+    changed.notify_all();
+  };
+  callbacks.on_done = [&](Transcript t) {
+    std::lock_guard lock(mutex);
+    transcript = std::move(t);
+    ended = true;
+    changed.notify_all();
+  };
+  callbacks.on_error = [&](const std::string& message) {
+    std::lock_guard lock(mutex);
+    error = message;
+    ended = true;
+    changed.notify_all();
+  };
+  const std::shared_ptr<BatchScheduler::Ticket> ticket =
+      scheduler.submit(std::make_unique<MemorySampleSource>(samples), plain, std::move(callbacks));
+  try {
+    for (;;) {
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return !decided.empty() || ended; });
+      if (decided.empty()) break;
+      const Segment s = std::move(decided.front());
+      decided.pop_front();
+      lock.unlock();
+      o.on_segment(s);
+    }
+  } catch (const Cancelled&) {
+    ticket->cancel();
+    throw;
+  }
+  if (!error.empty()) throw Error(error);
+  return transcript;
+}
+
 // One transcription: what faster-whisper's transcribe() knows before its first segment (found
 // eagerly, as it does), then its segments pulled from a stream.
 class PyTranscription {
@@ -332,16 +390,9 @@ class PyTranscription {
     });
     SegmentStream::Transcription run;
     if (batch_size > 0) {
-      auto batch = std::make_shared<BatchTranscriber>(model, batch_size);
-      batch->set_threads(threads);
       auto shared_samples = std::make_shared<const std::vector<float>>(std::move(samples));
-      run = [batch, shared_samples](const TranscribeOptions& o) {
-        TranscribeOptions plain = o;
-        plain.on_segment = nullptr;
-        plain.on_progress = nullptr;
-        Transcript t = batch->transcribe(*shared_samples, kSampleRate, plain);
-        for (const Segment& s : t.segments) o.on_segment(s);
-        return t;
+      run = [model, batch_size, threads, shared_samples](const TranscribeOptions& o) {
+        return transcribe_batched(model, batch_size, threads, *shared_samples, o);
       };
     } else if (options.vad) {
       run = [transcriber, mel, speech = std::move(speech)](const TranscribeOptions& o) {
@@ -407,10 +458,12 @@ class PyStream {
     stream_->set_threads(threads);
   }
 
+  // The lock is taken with the GIL released: a thread waiting for it while holding the GIL would
+  // keep the decoding thread from taking the GIL back.
   Update push(Audio audio) {
-    std::lock_guard lock(mutex_);
     StreamUpdate update;
     on_own_thread([&] {
+      std::lock_guard lock(mutex_);
       stream_->push(std::span<const float>(audio.data(), audio.shape(0)));
       if (stream_->ready()) update = stream_->update();
     });
@@ -418,14 +471,21 @@ class PyStream {
   }
 
   Update finish() {
-    std::lock_guard lock(mutex_);
     StreamUpdate update;
-    on_own_thread([&] { update = stream_->finish(); });
+    on_own_thread([&] {
+      std::lock_guard lock(mutex_);
+      update = stream_->finish();
+    });
     return {std::move(update.committed), std::move(update.tentative), update.utterance_ended};
   }
 
-  nb::dict stats() const {
-    const StreamStats s = stream_->stats();
+  nb::dict stats() {
+    StreamStats s;
+    {
+      nb::gil_scoped_release release;
+      std::lock_guard lock(mutex_);
+      s = stream_->stats();
+    }
     nb::dict d;
     d["received_seconds"] = s.received_seconds;
     d["decoded_seconds"] = s.decoded_seconds;
@@ -561,6 +621,7 @@ NB_MODULE(_core, m) {
         "faster-whisper's detect_language: (language, probability, all_language_probs).");
   // faster-whisper's device="auto": CUDA where its plugin loads and a GPU answers.
   m.def("cuda_available", [] {
+    nb::gil_scoped_release release;  // the first call loads the plugin and the CUDA runtime
     try {
       cuda_backend();
       return true;
