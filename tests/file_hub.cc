@@ -28,7 +28,9 @@ void FileHub::publish_text(const std::string& repo, const std::string& file, con
 void FileHub::publish_file(const std::string& repo, const std::string& file, const std::string& source) {
   fs::create_directories(fs::path(served_path(repo, file)).parent_path());
   fs::remove(served_path(repo, file));
-  fs::create_symlink(fs::absolute(source), served_path(repo, file));
+  // A copy, not a link: a test that then writes the served file must not write into its source (a
+  // real model in the user's cache).
+  fs::copy_file(source, served_path(repo, file));
   list(repo, file);
 }
 

@@ -15,10 +15,9 @@ class FileHub {
   std::string endpoint() const { return "file://" + root_; }
   // Publishes `content` as repo's file, listed as it is.
   void publish_text(const std::string& repo, const std::string& file, const std::string& content);
-  // Publishes the file at `source` (linked, not copied) as repo's file.
+  // Publishes a copy of the file at `source` as repo's file.
   void publish_file(const std::string& repo, const std::string& file, const std::string& source);
-  // Where repo's file is served from: writing there afterwards makes it differ from its listing
-  // (publish_text it first: a published file's path is a link to its source).
+  // Where repo's file is served from: writing there afterwards makes it differ from its listing.
   std::string served_path(const std::string& repo, const std::string& file) const;
   std::string listing_path(const std::string& repo) const;
 

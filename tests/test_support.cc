@@ -37,12 +37,35 @@ std::string fixtures_dir() { return (fs::path(AURIS_SOURCE_DIR) / "tests" / "fix
 
 std::string cli_path() { return AURIS_CLI_PATH; }
 
+namespace {
+
+// The directories this process's tests made, removed at its exit once every test passed (a failed
+// test's files stay for a look).
+struct TestDirectories {
+  std::vector<fs::path> made;
+  ~TestDirectories() {
+    if (!::testing::UnitTest::GetInstance()->Passed()) return;
+    std::error_code ignored;
+    for (const fs::path& p : made) fs::remove_all(p, ignored);
+  }
+};
+
+TestDirectories& test_directories() {
+  static TestDirectories directories;
+  return directories;
+}
+
+}  // namespace
+
 std::string temp_dir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  fs::path p = fs::temp_directory_path() / "auris-tests" /
-               (std::string(info->test_suite_name()) + "." + info->name());
+  // The user's and the process's: runs side by side (two clones, ctest's parallel processes, two
+  // users) never empty each other's directories.
+  fs::path p = fs::temp_directory_path() / ("auris-tests-" + std::to_string(::getuid())) /
+               (std::string(info->test_suite_name()) + "." + info->name() + "." + std::to_string(::getpid()));
   fs::remove_all(p);
   fs::create_directories(p);
+  test_directories().made.push_back(p);
   return p.string();
 }
 

@@ -31,7 +31,8 @@ std::string cached_model(const std::string& name);
 std::string fixtures_dir();
 // The `auris` command built beside the tests.
 std::string cli_path();
-// A fresh empty temporary directory for the calling test.
+// A fresh empty temporary directory for the calling test (a second call empties it again), removed
+// when the process ends with every test passed.
 std::string temp_dir();
 // The message of the auris::Error that f throws, or "(no error)".
 std::string error_of(const std::function<void()>& f);

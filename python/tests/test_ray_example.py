@@ -2,8 +2,10 @@
 output is `auris transcribe`'s, two clips with one name in two folders do not collide, a file that is
 not audio fails alone (and the run exits 1), and a rerun skips every file and rewrites none."""
 
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -38,11 +40,15 @@ def ray_address():
     """A local Ray of 2 CPUs that the example joins, as it would join a cluster; shut down after."""
     with pytest.MonkeyPatch.context() as env:
         env.setenv("RAY_USAGE_STATS_ENABLED", "0")  # the cluster's processes and the example's inherit it
-        context = ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
+        # Its own session directory, removed after: Ray's default (/tmp/ray) keeps every session. Short,
+        # as Ray's socket paths must be.
+        sessions = tempfile.mkdtemp(prefix="ray-")
+        context = ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", _temp_dir=sessions)
         try:
             yield context.address_info["gcs_address"]
         finally:
             ray.shutdown()
+            shutil.rmtree(sessions, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -131,7 +131,7 @@ void BatchScheduler::detect_language(WindowEngine& engine, const std::shared_ptr
   const ModelImpl& m = model_impl(*model_);
   try {
     detect_recording_language(engine, m.tokenizer, m.weights.dims.n_mels, request->options, request->recording);
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     {
       std::lock_guard lock(mutex_);
       queued_chunks_ -= static_cast<long long>(request->unstarted());
@@ -160,7 +160,7 @@ void BatchScheduler::transcribe_chunk(WindowEngine& engine, const std::shared_pt
     segments = auris::transcribe_chunk(engine, m.tokenizer, m.weights.dims, request->chunk_options,
                                        request->recording.chunk(chunk));
     restore_chunk_times(request->recording, segments);
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     error = e.what();
   }
   finish_chunk(*request, chunk, std::move(segments), error);

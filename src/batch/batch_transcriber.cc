@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <optional>
 
@@ -81,7 +82,7 @@ struct BatchTranscriber::Impl {
       Recording& r = *pending[job];
       try {
         detect_recording_language(engine, m.tokenizer, m.weights.dims.n_mels, options, r);
-      } catch (const Error& e) {
+      } catch (const std::exception& e) {
         r.error = e.what();
       }
     });
@@ -142,22 +143,33 @@ struct BatchTranscriber::Impl {
         std::string error;
         try {
           segments = transcribe_chunk(engine, m.tokenizer, m.weights.dims, per_recording[i], recordings[i].chunk(c));
-        } catch (const Error& e) {
+        } catch (const std::exception& e) {
           error = e.what();
         }
         return deliver(k, std::move(segments), error);
       }
       const PackedChunk& pack = packs[job - alone.size()];
       std::vector<std::vector<Segment>> parts(pack.items.size());
+      // One source that cannot be read (a file cut short since it was measured, say) fails alone: its
+      // place in the window is silence, where no words fall.
+      std::map<size_t, std::string> unread;
+      auto samples_of = [&](size_t k) {
+        Recording& r = recordings[chunks[k].first];
+        try {
+          return r.chunk(chunks[k].second).samples;
+        } catch (const std::exception& e) {
+          unread[k] = e.what();
+          return std::vector<float>(static_cast<size_t>(r.reader->samples_in(chunks[k].second)), 0.0f);
+        }
+      };
       std::string error;
       try {
-        AudioChunk audio{lay_out(pack, [&](size_t k) { return recordings[chunks[k].first].chunk(chunks[k].second).samples; }),
-                         0.0, pack.items.back().start_s};
+        AudioChunk audio{lay_out(pack, samples_of), 0.0, pack.items.back().start_s};
         TranscribeOptions with_words = per_recording[chunks[pack.items.front().source].first];
         with_words.word_timestamps = true;  // the words say which chunk a segment came from
         parts = split_packed(transcribe_chunk(engine, m.tokenizer, m.weights.dims, with_words, std::move(audio)), pack.items,
                              m.tokenizer, options.word_timestamps);
-      } catch (const Error& e) {
+      } catch (const std::exception& e) {
         error = e.what();
       }
       for (size_t p = 0; p < pack.items.size(); ++p) {
@@ -172,7 +184,8 @@ struct BatchTranscriber::Impl {
             w.end += offset;
           }
         }
-        deliver(k, std::move(parts[p]), error);
+        if (const auto failed = unread.find(k); failed != unread.end()) deliver(k, {}, failed->second);
+        else deliver(k, std::move(parts[p]), error);
       }
     });
   }

@@ -26,10 +26,13 @@ void check_batch_options(const TranscribeOptions& options, const ModelDims* dims
 }
 
 AudioChunk Recording::chunk(size_t c) {
-  if (const auto early = taken_early.find(c); early != taken_early.end()) {
-    AudioChunk a{std::move(early->second), offsets[c]};
-    taken_early.erase(early);
-    return a;
+  {
+    std::lock_guard lock(*taken_early_mutex);
+    if (const auto early = taken_early.find(c); early != taken_early.end()) {
+      AudioChunk a{std::move(early->second), offsets[c]};
+      taken_early.erase(early);
+      return a;
+    }
   }
   return {reader->take(c), offsets[c]};
 }

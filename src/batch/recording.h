@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ struct Recording {
   std::vector<double> offsets;     // each chunk's start on the transcribed timeline
   std::unique_ptr<ChunkReader> reader;
   std::map<size_t, std::vector<float>> taken_early;  // chunks read for language detection
+  // Guards taken_early once the batch's slots take chunks (several at once); a pointer, so that a
+  // Recording stays movable.
+  std::unique_ptr<std::mutex> taken_early_mutex = std::make_unique<std::mutex>();
   std::string language;
   double language_probability = 1.0;  // where the language was given, or the model is English-only
   std::vector<std::vector<Segment>> results;  // per chunk

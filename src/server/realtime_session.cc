@@ -1,5 +1,6 @@
 #include "server/realtime_session.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -32,6 +33,8 @@ constexpr size_t kPieceSamples = 1600;
 constexpr size_t kMaxDrainSamples = 10 * 16000;
 // A client event holds a few dozen values; a message of 16 MiB could hold 8 million (270 MB parsed).
 constexpr size_t kMaxEventValues = 4096;
+// Commits, clears and session updates waiting for the worker.
+constexpr long kMaxQueuedCommands = 32;
 
 }  // namespace
 
@@ -109,6 +112,14 @@ struct RealtimeSession::State {
 
   void enqueue(Command command) {
     std::lock_guard lock(mutex);
+    // Audio is bounded by its seconds (append); the other commands by their count, each holding a
+    // configuration and some rebuilding the stream.
+    if (command.kind != Command::Kind::kAudio && command.kind != Command::Kind::kFinish &&
+        std::count_if(queue.begin(), queue.end(), [](const Command& c) { return c.kind != Command::Kind::kAudio; }) >=
+            kMaxQueuedCommands)
+      throw RealtimeEventError{"too_many_commands", "",
+                               std::to_string(kMaxQueuedCommands) + " commands wait already; this one was dropped. "
+                               "Wait for the answers to the ones sent"};
     if (command.kind == Command::Kind::kAudio) queued_seconds += static_cast<double>(command.audio.size()) / kEngineRate;
     queue.push_back(std::move(command));
     changed.notify_all();
@@ -237,6 +248,7 @@ struct RealtimeSession::State {
         if (!run(command)) break;
       } catch (const std::exception& e) {
         emit_error({"server_error", "", std::string("the transcription failed: ") + e.what()}, command.client_event_id);
+        if (command.kind == Command::Kind::kFinish) break;  // the last command, failed or not
       }
     }
     std::lock_guard lock(mutex);

@@ -53,7 +53,12 @@ void apply_transcription(const json& t, const std::string& where, const Realtime
       c.language = *code;
     }
   }
-  if (const json* p = json_member(t, "prompt")) c.prompt = p->is_null() ? "" : string_field(t, "prompt", where + ".prompt");
+  if (const json* p = json_member(t, "prompt")) {
+    c.prompt = p->is_null() ? "" : string_field(t, "prompt", where + ".prompt");
+    // As an HTTP form field's limit: a prompt fills at most half of the 448-token context anyway.
+    if (c.prompt.size() > 65536)
+      throw RealtimeEventError{"invalid_value", where + ".prompt", "'" + where + ".prompt' is longer than 64 KiB"};
+  }
   if (const json* b = json_member(t, "beam_size"); b && !b->is_null()) {
     if (!b->is_number_integer() || b->get<int64_t>() < 1 || b->get<int64_t>() > 16)
       throw RealtimeEventError{"invalid_value", where + ".beam_size", "'" + where + ".beam_size' must be an integer from 1 (greedy) to 16"};

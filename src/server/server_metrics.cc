@@ -23,12 +23,8 @@ void ServerMetrics::set_realtime_sessions(int sessions) {
   realtime_sessions_ = sessions;
 }
 
-void ServerMetrics::set_in_flight(int requests) {
-  std::lock_guard lock(mutex_);
-  in_flight_ = requests;
-}
-
-std::string ServerMetrics::prometheus(const std::vector<std::pair<std::string, BatchScheduler::Stats>>& models) const {
+std::string ServerMetrics::prometheus(int requests_in_flight,
+                                     const std::vector<std::pair<std::string, BatchScheduler::Stats>>& models) const {
   std::ostringstream out;
   std::lock_guard lock(mutex_);
   out << "# HELP auris_requests_total HTTP requests answered, by status.\n# TYPE auris_requests_total counter\n";
@@ -45,7 +41,7 @@ std::string ServerMetrics::prometheus(const std::vector<std::pair<std::string, B
       << "auris_audio_seconds_total " << audio_seconds_ << "\n";
   out << "# HELP auris_requests_in_flight Transcription requests admitted and not yet answered.\n"
          "# TYPE auris_requests_in_flight gauge\nauris_requests_in_flight "
-      << in_flight_ << "\n";
+      << requests_in_flight << "\n";
   out << "# HELP auris_realtime_sessions Realtime transcription sessions (WebSocket /v1/realtime) open.\n"
          "# TYPE auris_realtime_sessions gauge\nauris_realtime_sessions "
       << realtime_sessions_ << "\n";

@@ -45,6 +45,9 @@ constexpr size_t kMaxTextBytes = 1 << 20;
 // rather than its connection closed.
 constexpr size_t kDrainSlackBytes = size_t{16} << 20;
 constexpr auto kPollInterval = std::chrono::milliseconds(200);
+// How long the body of a refused request (401, 429, 413...) is read and dropped before the
+// connection is closed instead.
+constexpr double kDrainSeconds = 10.0;
 // Threads beyond the admitted requests, so that health checks, metrics and 429s never wait for a
 // transcription to end.
 constexpr int kSpareThreads = 16;
@@ -92,14 +95,34 @@ bool allows(const std::string& allowed, const std::string& method) {
   return false;
 }
 
-// What a request's method and framing say before its body is read: a method its route does not
-// take gets 405 and an Allow header (OPTIONS: 204 and the header), and a body sent with neither a
-// Content-Length nor chunked framing 411 at once (the HTTP library would wait for the connection to
-// close, up to its read timeout). False for a request to route as usual.
+// cpp-httplib writes its own "Connection: close" where the client asked to close; a second one would
+// repeat the header.
+void close_after_answer(const httplib::Request& req, httplib::Response& res) {
+  if (req.get_header_value("Connection") != "close") res.set_header("Connection", "close");
+}
+
+// A request answered without reading the body it declares closes its connection: the body's bytes
+// must not be read as the next request's.
+void close_if_body_unread(const httplib::Request& req, httplib::Response& res) {
+  if (req.has_header("Transfer-Encoding") || req.get_header_value<uint64_t>("Content-Length") > 0)
+    close_after_answer(req, res);
+}
+
+// What a request's method and framing say before its body is read: a path that is no route gets
+// 404 and a method its route does not take 405 and an Allow header (OPTIONS: 204 and the header),
+// their bodies unread (cpp-httplib would hold a whole body in memory before its own 404), and a body
+// sent with neither a Content-Length nor chunked framing 411 at once (the HTTP library would wait
+// for the connection to close, up to its read timeout). False for a request to route as usual.
 bool answered_from_the_head(const httplib::Request& req, httplib::Response& res) {
   const std::string allowed = allowed_methods(req.path);
-  if (!allowed.empty() && !allows(allowed, req.method)) {
+  if (allowed.empty()) {
+    reply_error(res, HttpError(404, "no such route: see docs/SERVER.md for the endpoints"));
+    close_if_body_unread(req, res);
+    return true;
+  }
+  if (!allows(allowed, req.method)) {
     res.set_header("Allow", allowed);
+    close_if_body_unread(req, res);
     if (req.method == "OPTIONS") {
       res.status = 204;
       return true;
@@ -190,17 +213,46 @@ struct TranscriptionServer::Impl {
                       "", "invalid_api_key");
   }
 
+  HttpError busy() const {
+    return HttpError(429, "the server is busy: " + std::to_string(options.max_queue) +
+                              " requests are in flight (--max-queue); retry after the time in Retry-After",
+                     "", "queue_full");
+  }
+  HttpError shutting_down() const {
+    return HttpError(503, "the server is shutting down; retry on another instance", "", "shutting_down");
+  }
+  HttpError upload_too_large() const {
+    return HttpError(413, "the upload is larger than this server takes (" + limit_text() + ")", "file", "file_too_large");
+  }
+
   // Admits a request (up to max_queue at once); the returned function frees its place.
   std::function<void()> admit() {
-    if (stopping) throw HttpError(503, "the server is shutting down; retry on another instance", "", "shutting_down");
+    if (stopping) throw shutting_down();
     if (in_flight.fetch_add(1) >= options.max_queue) {
       in_flight.fetch_sub(1);
-      throw HttpError(429, "the server is busy: " + std::to_string(options.max_queue) +
-                               " requests are in flight (--max-queue); retry after the time in Retry-After",
-                      "", "queue_full");
+      throw busy();
     }
-    metrics.set_in_flight(in_flight.load());
-    return [this] { metrics.set_in_flight(in_flight.fetch_sub(1) - 1); };
+    return [this] { in_flight.fetch_sub(1); };
+  }
+
+  // A client that asks before sending its body (Expect: 100-continue, as curl does for large
+  // uploads) is refused before it sends it, for whatever would refuse it once sent.
+  int before_the_body(const httplib::Request& req, httplib::Response& res) {
+    if (answered_from_the_head(req, res)) return res.status;
+    if (allowed_methods(req.path) == "POST") {
+      try {
+        check_api_key(req);
+        if (stopping) throw shutting_down();
+        if (in_flight.load() >= options.max_queue) throw busy();
+        if (req.get_header_value<uint64_t>("Content-Length") > options.max_upload_bytes + kMaxFieldBytes)
+          throw upload_too_large();
+      } catch (const HttpError& e) {
+        reply_error(res, e);
+        close_after_answer(req, res);
+        return e.status();
+      }
+    }
+    return 100;
   }
 
   // No Content-Length, or one in digits: "-5" would read as 2^64 - 5, and two leave the body's end in
@@ -209,12 +261,6 @@ struct TranscriptionServer::Impl {
     if (req.get_header_value_count("Content-Length") > 1) return false;
     const std::string length = req.get_header_value("Content-Length");
     return !req.has_header("Content-Length") || (!length.empty() && length.find_first_not_of("0123456789") == std::string::npos);
-  }
-
-  // cpp-httplib writes its own "Connection: close" where the client asked to close; a second one would
-  // repeat the header.
-  static void close_after_answer(const httplib::Request& req, httplib::Response& res) {
-    if (req.get_header_value("Connection") != "close") res.set_header("Connection", "close");
   }
 
   // A request answered before its body was read: the body is read and dropped where it is no larger
@@ -228,8 +274,10 @@ struct TranscriptionServer::Impl {
       close_after_answer(req, res);
       return;
     }
-    const Clock::time_point deadline = request_start + std::chrono::duration_cast<Clock::duration>(
-                                                           std::chrono::duration<double>(options.request_timeout_s));
+    // A refused client's body gets a few seconds, not --request-timeout: slow refused uploads must not
+    // hold the threads that /health and the admitted requests need.
+    const Clock::time_point deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                          std::chrono::duration<double>(std::min(options.request_timeout_s, kDrainSeconds)));
     auto discard = [&](const char*, size_t) { return Clock::now() < deadline; };
     // cpp-httplib reads a multipart body only through its multipart reader.
     const bool read = req.is_multipart_form_data()
@@ -250,7 +298,7 @@ struct TranscriptionServer::Impl {
                                (req.get_header_value_count("Content-Length") > 1 ? " and more" : "") + ")");
     if (req.has_header("Content-Length") &&
         req.get_header_value<uint64_t>("Content-Length") > options.max_upload_bytes + kMaxFieldBytes)
-      throw HttpError(413, "the upload is larger than this server takes (" + limit_text() + ")", "file", "file_too_large");
+      throw upload_too_large();
     const Clock::time_point deadline = request_start + std::chrono::duration_cast<Clock::duration>(
                                                            std::chrono::duration<double>(options.request_timeout_s));
     std::string current;
@@ -295,7 +343,7 @@ struct TranscriptionServer::Impl {
     if (timed_out)
       throw HttpError(408, "the request body did not arrive within " + number_text(options.request_timeout_s) +
                                " s (--request-timeout)", "", "timeout");
-    if (too_large) throw HttpError(413, "the upload is larger than this server takes (" + limit_text() + ")", "file", "file_too_large");
+    if (too_large) throw upload_too_large();
     if (disk_full) throw HttpError(507, "the server could not store the upload (its disk is full)", "file", "", "server_error");
     if (field_too_large) throw HttpError(400, "the field '" + current + "' is longer than 64 KiB", current, "invalid_value");
     if (form_text_too_large)
@@ -346,6 +394,12 @@ struct TranscriptionServer::Impl {
       }
     } catch (const HttpError& e) {
       reply_error(res, e);
+    } catch (const std::exception& e) {
+      // Out of file descriptors or memory, say: the body's rest is not read as a next request, and
+      // the message (it may name the private upload directory) stays in the server's log.
+      options.log(std::string("auris serve: a request failed: ") + e.what());
+      reply_error(res, HttpError(500, "the server failed to take the request; retry later", "", "", "server_error"));
+      close_after_answer(req, res);
     }
   }
 
@@ -425,6 +479,8 @@ struct TranscriptionServer::Impl {
   }
 
   void setup_routes() {
+    http.set_expect_100_continue_handler(
+        [this](const httplib::Request& req, httplib::Response& res) { return before_the_body(req, res); });
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       request_start = Clock::now();
       request_routed = true;
@@ -509,7 +565,7 @@ struct TranscriptionServer::Impl {
     http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
       std::vector<std::pair<std::string, BatchScheduler::Stats>> stats;
       for (const Model& m : models) stats.emplace_back(m.name, m.scheduler->stats());
-      res.set_content(metrics.prometheus(stats), "text/plain; version=0.0.4");
+      res.set_content(metrics.prometheus(in_flight.load(), stats), "text/plain; version=0.0.4");
     });
     http.Get("/", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(std::string(web_page()), "text/html; charset=utf-8");
@@ -581,6 +637,9 @@ void TranscriptionServer::serve() {
 void TranscriptionServer::stop() {
   impl_->stopping = true;
   impl_->realtime->stop();
+  // The requests in flight finish first: once stopped, cpp-httplib ends a streamed (chunked) answer
+  // where it is, without its last events. New ones get 503 meanwhile.
+  while (impl_->in_flight.load() > 0) std::this_thread::sleep_for(kPollInterval);
   impl_->http.stop();
 }
 

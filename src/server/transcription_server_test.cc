@@ -338,6 +338,35 @@ TEST_F(TranscriptionServerTest, AKeyIsAskedForAndAFullQueueAnswers429) {
   EXPECT_GT(nlohmann::json::parse(long_answer->body)["text"].get<std::string>().size(), 300u);
 }
 
+// stop() while an answer streams: its events go on to transcript.text.done (cpp-httplib, once
+// stopped, ends a chunked answer where it is), and a request that comes meanwhile gets 503.
+TEST_F(TranscriptionServerTest, StopLetsAStreamedAnswerFinish) {
+  RunningServer server(model_, small_limits());
+  const std::string long_ = jfk_four_times();
+  auto streamed = std::async(std::launch::async, [&] {
+    return server.client().Post("/v1/audio/transcriptions", form(long_, {{"stream", "true"}, {"beam_size", "1"}}));
+  });
+  auto client = server.client();
+  bool in_flight = false;
+  for (int i = 0; i < 200 && !in_flight; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto r = client.Get("/metrics");
+    in_flight = r && r->body.find("auris_requests_in_flight 1") != std::string::npos;
+  }
+  ASSERT_TRUE(in_flight);
+  auto stopping = std::async(std::launch::async, [&] { server.stop(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto refused = client.Post("/v1/audio/transcriptions", form(jfk_));
+  const auto answer = streamed.get();
+  stopping.get();
+  ASSERT_TRUE(answer) << "the stream was cut off: " << httplib::to_string(answer.error());
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_NE(answer->body.find("\"type\":\"transcript.text.done\""), std::string::npos) << answer->body;
+  if (refused) {
+    EXPECT_EQ(refused->status, 503) << refused->body;
+  }
+}
+
 TEST_F(TranscriptionServerTest, AClientThatLeavesCancelsItsWindows) {
   RunningServer server(model_, small_limits());
   const std::string audio = read_file(data_ + "/audio/longform/hifitts-dev-concat.flac");

@@ -1,6 +1,7 @@
 #include "vad/speech_chunks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -75,7 +76,9 @@ SpeechTimeMap::SpeechTimeMap(std::span<const SpeechSpan> spans, int time_precisi
 
 size_t SpeechTimeMap::chunk_index(double time, bool is_end) const {
   if (chunk_end_.empty()) throw Error("SpeechTimeMap: no speech spans to map a time through");
-  const int64_t sample = static_cast<int64_t>(time * kSampleRate);
+  // Rounded, not truncated as faster-whisper does: a time at a span's start (offset / 16000) can come
+  // out one sample short, and would then map through the span before it.
+  const int64_t sample = std::llround(time * kSampleRate);
   if (is_end) {
     const auto exact = std::find(chunk_end_.begin(), chunk_end_.end(), sample);
     if (exact != chunk_end_.end()) return static_cast<size_t>(exact - chunk_end_.begin());

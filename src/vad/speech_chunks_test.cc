@@ -82,6 +82,19 @@ TEST_F(SpeechTimeMapTest, TimesMapThroughTheSpanTheyFallIn) {
   EXPECT_THROW(map_.original_time(0.5, 3), Error);
 }
 
+// A span boundary at sample 256,256 is 16.016 s, which times 16,000 comes to 256,255.99...: the
+// time is taken to its nearest sample, so a segment starting there maps through the span it starts,
+// not the one before (faster-whisper truncates, and moves it back by the silence between).
+TEST(SpeechTimeMap, ATimeOnABoundaryIsItsSampleNotTheOneBefore) {
+  const int64_t boundary = 256256;
+  ASSERT_LT(static_cast<double>(boundary) / kSamplesPerSecond * kSamplesPerSecond, static_cast<double>(boundary));
+  const SpeechTimeMap map(std::vector<SpeechSpan>{{0, boundary}, {boundary + 10 * kSamplesPerSecond, boundary + 20 * kSamplesPerSecond}});
+  const double start_of_second = static_cast<double>(boundary) / kSamplesPerSecond;
+  EXPECT_EQ(map.chunk_index(start_of_second), 1u);
+  EXPECT_EQ(map.original_time(start_of_second), 26.02);  // 16.016 + the 10 s removed, to 0.01 s
+  EXPECT_EQ(map.chunk_index(start_of_second, /*is_end=*/true), 0u);
+}
+
 TEST_F(SpeechTimeMapTest, RoundsAsPythonsRound) {
   EXPECT_EQ(map_.original_time(0.125), 1.12);  // 1.125 is exact in binary: a tie, to even
   EXPECT_EQ(map_.original_time(0.135), 1.14);  // 1.135 is stored a little above

@@ -266,6 +266,8 @@ static void downloads_into_the_cache(void) {
   CHECK(strstr(auris_last_error(), "/api/models/Systran/faster-whisper-base/tree/main") != NULL);
   unsetenv("AURIS_HUB_ENDPOINT");
   unsetenv("AURIS_MODEL_DIR");
+  snprintf(path, sizeof path, "rm -rf '%s'", root); /* the test's own mkdtemp directory */
+  CHECK(system(path) == 0);
 }
 
 int main(int argc, char** argv) {

@@ -18,7 +18,9 @@ class Server:
         self.process = subprocess.Popen(
             [str(AURIS), "serve", "--port", "0", *args],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            text=True, env={**os.environ, **(env or {})})
+            # Offline: a model name not in the cache fails the start at once instead of downloading
+            # into the user's cache from the tests.
+            text=True, env={**os.environ, "AURIS_OFFLINE": "1", **(env or {})})
         listening = threading.Event()
         self.url = None
 

@@ -3,6 +3,8 @@
 The binary is $AURIS_BIN (default build/auris); models come from the usual cache
 (scripts/fetch_models.sh tiny.en base). Audio comes from ../shared/data (skipped where absent).
 """
+import os
+import pathlib
 import subprocess
 
 import pytest
@@ -24,6 +26,10 @@ def audio(relative):
 def server():
     """One server for the session: tiny.en (the default) and base, batch 8, small limits for tests,
     and the test Silero VAD file where ../shared/data has it."""
+    cache = pathlib.Path(os.environ.get("AURIS_MODEL_DIR", pathlib.Path.home() / ".cache" / "auris" / "models"))
+    missing = [m for m in ("tiny.en", "base") if not (cache / m / "model.bin").exists()]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not in {cache}: run scripts/fetch_models.sh")
     vad = ["--vad-model", str(VAD_MODEL)] if VAD_MODEL.exists() else []
     s = Server("--model", "tiny.en", "--model", "base", "--max-batch", "8", "--max-queue", "16",
                "--max-upload-mb", "20", "--request-timeout", "10", "--threads", "2", *vad)

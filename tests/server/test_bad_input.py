@@ -365,6 +365,46 @@ def test_unread_body_is_not_taken_for_a_request(server):
                             f"{second[0]} {second[2][:100]!r}")
 
 
+@pytest.mark.parametrize("path", ["/v1/no-such-route", "/v1/audio/transcription"])
+def test_a_body_sent_to_no_route_is_not_read(server, healthy, path):
+    """A 1-GB body announced to a path that is no route: 404 before the body (the HTTP library's own
+    404 held a whole body in memory first, and a chunked one without limit), and the connection is
+    closed rather than the body read as requests."""
+    content_type, _ = multipart({"model": "tiny.en"})
+    for framing in ({"length": 1 << 30}, {"extra": "Transfer-Encoding: chunked\r\n"}):
+        with connect(server) as sock:
+            sock.sendall(request_head(server, path, content_type, **framing))
+            status, headers, body = read_response(sock, timeout=10)
+            assert status == 404 and headers.get("connection") == "close", (framing, status, headers, body[:200])
+            assert json.loads(body)["error"]["message"].startswith("no such route")
+    healthy(server)
+
+
+@pytest.mark.parametrize("case", ["key", "size"])
+def test_expect_100_continue_is_refused_before_the_body(healthy, tmp_path, case):
+    """curl asks before a large upload (Expect: 100-continue): a wrong key or a size over the limit is
+    answered with its error, not with 100 Continue and then the error once the upload came."""
+    s = Server("--model", "tiny.en", "--api-key", "secret", "--max-upload-mb", "20", "--threads", "2",
+               env={"TMPDIR": str(tmp_path)})
+    try:
+        content_type, _ = multipart({"model": "tiny.en"})
+        key = "wrong" if case == "key" else "secret"
+        length = 1000 if case == "key" else 1 << 30
+        with connect(s) as sock:
+            sock.sendall(request_head(s, TRANSCRIPTIONS, content_type, length=length,
+                                      extra=f"Authorization: Bearer {key}\r\nExpect: 100-continue\r\n"))
+            status, headers, body = read_response(sock, timeout=10)
+        if case == "key":
+            check_error(status, body, 401, "invalid_request_error", "invalid_api_key")
+        else:
+            check_error(status, body, 413, "invalid_request_error", "file_too_large")
+        assert headers.get("connection") == "close", headers
+        healthy(s, headers={"Authorization": "Bearer secret"})
+    finally:
+        code = s.stop()
+    assert code == 0, f"exit {code} after SIGTERM:\n" + "".join(s.log[-30:])
+
+
 def test_too_large_while_streaming_in(server, healthy):
     """No Content-Length (chunked): the server counts the upload as it comes (the fixture allows 20 MB)."""
     content_type, _ = multipart({"model": "tiny.en"})
