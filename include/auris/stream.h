@@ -6,6 +6,7 @@
 // once it is longer than trim_seconds, so the work per step stays bounded however long the stream.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -86,6 +87,11 @@ class StreamingTranscriber {
   // Decodes the buffer if step_seconds of new audio arrived, and returns what changed (empty when
   // not ready()).
   StreamUpdate update();
+  // push() and update() for a caller that hands over more than a step at once (one catching up after
+  // a slow decode): the samples go in 100 ms at a time, each utterance the VAD closes among them is
+  // decoded and handed to on_update before the next one's audio goes in (two ends in one push()
+  // would leave the first unreported), and then what is ready() at the end.
+  void push_and_update(std::span<const float> samples, const std::function<void(StreamUpdate)>& on_update);
   // The input ended: decodes what is new and commits every word left. The stream can go on after
   // it (times continue), as after a closed utterance.
   StreamUpdate finish();

@@ -464,8 +464,12 @@ class PyStream {
     StreamUpdate update;
     on_own_thread([&] {
       std::lock_guard lock(mutex_);
-      stream_->push(std::span<const float>(audio.data(), audio.shape(0)));
-      if (stream_->ready()) update = stream_->update();
+      // The updates one push makes (an utterance the VAD closed, then the next), as one.
+      stream_->push_and_update(std::span<const float>(audio.data(), audio.shape(0)), [&](StreamUpdate u) {
+        update.committed.insert(update.committed.end(), u.committed.begin(), u.committed.end());
+        update.tentative = std::move(u.tentative);
+        update.utterance_ended = update.utterance_ended || u.utterance_ended;
+      });
     });
     return {std::move(update.committed), std::move(update.tentative), update.utterance_ended};
   }

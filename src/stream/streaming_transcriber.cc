@@ -388,6 +388,16 @@ bool StreamingTranscriber::ready() const {
 
 bool StreamingTranscriber::utterance_closed() const { return state_->utterance_end.has_value(); }
 
+void StreamingTranscriber::push_and_update(std::span<const float> samples,
+                                           const std::function<void(StreamUpdate)>& on_update) {
+  constexpr size_t kPiece = kRate / 10;
+  for (size_t at = 0; at < samples.size(); at += kPiece) {
+    push(samples.subspan(at, std::min(kPiece, samples.size() - at)));
+    if (utterance_closed()) on_update(update());
+  }
+  if (ready()) on_update(update());
+}
+
 StreamUpdate StreamingTranscriber::update() {
   State& s = *state_;
   // A start after the end of the utterance being closed is the next utterance's: the next update's.

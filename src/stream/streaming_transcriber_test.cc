@@ -183,6 +183,44 @@ TEST_F(StreamingTranscriberTest, LiveVadClosesUtterancesAndSkipsSilence) {
   EXPECT_EQ(decodes_at_its_end, decodes_then);
 }
 
+// Three sentences handed over in one piece, as a caller catching up after a slow decode would: each
+// utterance the VAD closes is reported apart (push() alone keeps only the last end), and the words
+// are the same as when the audio comes step by step.
+TEST_F(StreamingTranscriberTest, ManyUtterancesInOnePushAreReportedApart) {
+  StreamOptions o = greedy(0.5);
+  o.vad = VadParameters{};
+  o.vad->model = test::vad_model_file(data_);
+  o.vad->min_silence_duration_ms = 500;
+  o.vad->speech_pad_ms = 100;
+  const std::vector<float> audio = sentences();
+  StreamingTranscriber at_once(model_, o);
+  std::vector<StreamUpdate> updates;
+  at_once.push_and_update(audio, [&](StreamUpdate u) { updates.push_back(std::move(u)); });
+  updates.push_back(at_once.finish());
+  int ends = 0;
+  std::vector<Word> committed;
+  for (const StreamUpdate& u : updates) {
+    ends += u.utterance_ended;
+    committed.insert(committed.end(), u.committed.begin(), u.committed.end());
+  }
+  EXPECT_GE(ends, 3);
+  // The same words (decoded at other moments, a mark made of the trailing silence may differ).
+  auto words_only = [](const std::vector<Word>& words) {
+    std::string text = normalize_english(text_of(words));
+    std::erase_if(text, [](char c) { return c == '.' || c == ','; });
+    return normalize_english(text);
+  };
+  StreamingTranscriber in_steps(model_, o);
+  EXPECT_EQ(words_only(committed), words_only(stream(in_steps, audio, 0.5)));
+
+  StreamingTranscriber pushed_whole(model_, o);
+  pushed_whole.push(audio);
+  EXPECT_TRUE(pushed_whole.utterance_closed());
+  int whole_ends = pushed_whole.update().utterance_ended;
+  whole_ends += pushed_whole.finish().utterance_ended;
+  EXPECT_LT(whole_ends, ends) << "push() alone kept every end: the test shows nothing";
+}
+
 TEST_F(StreamingTranscriberTest, AStreamThatStopsMidWordIsFlushed) {
   const std::vector<float> jfk = load_audio(data_ + "/audio/jfk.flac");
   StreamingTranscriber s(model_, greedy(0.5));

@@ -110,9 +110,8 @@ void run_live(StreamInput& input, StreamingTranscriber& stream, StreamOutput& ou
         queue.clear();
         done = ended;
       }
-      stream.push(samples);
+      stream.push_and_update(samples, [&](const StreamUpdate& u) { output.print(u); });
       samples.clear();
-      if (stream.ready()) output.print(stream.update());
     }
   } catch (...) {
     stop_requested().store(true);
