@@ -154,8 +154,6 @@ void check_options(const ModelImpl& m, const TranscribeOptions& o) {
   }
   require(!o.word_timestamps || !m.weights.dims.alignment_heads.empty(),
           "this model has no alignment heads, so it cannot give word timestamps: set word_timestamps to 0");
-  require(!o.word_timestamps || m.info.device == Device::kCpu,
-          "word timestamps are computed on the CPU only: load the model with device \"cpu\" for them");
   if (o.vad) {
     try {
       validate(*o.vad);

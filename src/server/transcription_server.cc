@@ -587,6 +587,7 @@ struct TranscriptionServer::Impl {
   std::unique_ptr<ConnectionGuard> guard;  // from bind() on, when the port is known
   std::atomic<int> in_flight{0};
   std::atomic<bool> stopping{false};
+  std::atomic<bool> serving{false};  // inside serve()
   // Last, so destroyed first: a scheduler finishes its windows in flight before the metrics and
   // uploads their callbacks use are gone.
   std::vector<Model> models;
@@ -631,7 +632,9 @@ int TranscriptionServer::bind() {
 
 void TranscriptionServer::serve() {
   if (!impl_->guard) throw Error("serve() needs bind() first");
-  impl_->http.listen_after_bind();
+  impl_->serving = true;
+  if (!impl_->stopping) impl_->http.listen_after_bind();  // a stop() before it (a signal while loading)
+  impl_->serving = false;
 }
 
 void TranscriptionServer::stop() {
@@ -640,6 +643,8 @@ void TranscriptionServer::stop() {
   // The requests in flight finish first: once stopped, cpp-httplib ends a streamed (chunked) answer
   // where it is, without its last events. New ones get 503 meanwhile.
   while (impl_->in_flight.load() > 0) std::this_thread::sleep_for(kPollInterval);
+  // cpp-httplib's stop() does nothing until it listens: a stop() while serve() starts waits for that.
+  while (impl_->serving && !impl_->http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   impl_->http.stop();
 }
 

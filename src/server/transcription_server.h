@@ -50,8 +50,9 @@ class TranscriptionServer {
   int bind();
   // Serves until stop(), then returns once every request in flight has been answered.
   void serve();
-  // Stops taking connections; serve() returns after the requests in flight. Thread-safe (not
-  // async-signal-safe: call it from a thread that waited for the signal).
+  // New transcriptions get 503; once the requests in flight are answered (streamed ones to their
+  // last event), stops listening and serve() returns. A stop() before serve() makes it return at
+  // once. Thread-safe (not async-signal-safe: call it from a thread that waited for the signal).
   void stop();
 
  private:

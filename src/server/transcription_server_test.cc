@@ -367,6 +367,21 @@ TEST_F(TranscriptionServerTest, StopLetsAStreamedAnswerFinish) {
   }
 }
 
+// A SIGTERM while the models load reaches stop() before serve(): serve() then returns at once
+// (cpp-httplib's own stop() does nothing before it listens, and the server served on).
+TEST_F(TranscriptionServerTest, AStopBeforeServeEndsIt) {
+  ServerOptions o = small_limits();
+  o.port = 0;
+  o.log = [](const std::string&) {};
+  TranscriptionServer server(std::vector<ServedModel>{{"tiny.en", model_}}, o);
+  server.bind();
+  server.stop();
+  auto served = std::async(std::launch::async, [&] { server.serve(); });
+  const bool returned = served.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  if (!returned) server.stop();  // listening by now: this one stops it
+  EXPECT_TRUE(returned);
+}
+
 TEST_F(TranscriptionServerTest, AClientThatLeavesCancelsItsWindows) {
   RunningServer server(model_, small_limits());
   const std::string audio = read_file(data_ + "/audio/longform/hifitts-dev-concat.flac");
