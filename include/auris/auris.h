@@ -25,7 +25,12 @@
  * no call is using it. Results are owned by the caller, who frees each with auris_result_free; a
  * result is read-only, so threads may read one together.
  *
- * Strings are UTF-8. Pointers into a result stay valid until the result is freed. */
+ * Strings are UTF-8. Pointers into a result stay valid until the result is freed.
+ *
+ * Versions: the structs below are part of the binary interface, passed by address at their full
+ * size. A release that adds or changes a field changes the shared library's soname
+ * (libauris.so.MAJOR.MINOR), so a program runs only with the library of the MAJOR.MINOR whose header
+ * it was built with; patch releases keep every struct as it is. */
 #ifndef AURIS_AURIS_H
 #define AURIS_AURIS_H
 
@@ -150,7 +155,8 @@ typedef struct auris_transcribe_options {
 } auris_transcribe_options;
 
 /* Sets openai/whisper's defaults (those of its command line, and of `auris transcribe`), written
- * beside each field above. Call it before setting fields: later versions may add fields. */
+ * beside each field above. Call it before setting fields: a program rebuilt against a later version
+ * then gets the defaults of the fields it does not know. */
 void auris_transcribe_options_init(auris_transcribe_options* options);
 
 /* Transcribes an audio file of any length and format FFmpeg reads ("-": standard input), in bounded
