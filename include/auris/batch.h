@@ -50,8 +50,9 @@ class BatchTranscriber {
   // called as soon as file i is done, on_error(i, message) for a file that cannot be read or
   // transcribed (the others go on); calls come from any thread, one at a time. Files whose language
   // is not given (multilingual models) are detected first, on their first chunk (and the chunks
-  // after it that options.language_detection_segments allows, while none passes the threshold). Throws
-  // auris::Error for invalid options, before any work.
+  // after it that options.language_detection_segments allows, while none passes the threshold). The
+  // files go into the batch 128 at a time, so open files and memory stay bounded however many are
+  // given. Throws auris::Error for invalid options, before any work.
   void transcribe_files(const std::vector<std::string>& paths, const TranscribeOptions& options,
                         const std::function<void(size_t index, Transcript transcript)>& on_done,
                         const std::function<void(size_t index, const std::string& error)>& on_error);

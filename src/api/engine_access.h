@@ -21,6 +21,8 @@ struct EngineAccess {
   static EngineCounters counters(const Transcriber& transcriber);
   static void set_ablations(Transcriber& transcriber, const EngineAblations& ablations);
   static EngineCounters counters(const BatchTranscriber& batch);
+  // How many files BatchTranscriber::transcribe_files takes into the batch at a time (128).
+  static void set_files_at_once(BatchTranscriber& batch, size_t files);
 
   // The language of mel's audio as Transcriber::transcribe with `options` detects it, or from
   // first_frame on (detect_mel_language).

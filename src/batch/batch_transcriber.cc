@@ -239,6 +239,7 @@ struct BatchTranscriber::Impl {
   bool packing = false;
   std::unique_ptr<SileroVad> vad;
   std::string vad_path;
+  size_t files_at_once = 128;  // transcribe_files' group (EngineAccess sets it for tests)
 };
 
 BatchTranscriber::BatchTranscriber(std::shared_ptr<const Model> model, int batch_size)
@@ -270,15 +271,23 @@ void BatchTranscriber::transcribe_files(const std::vector<std::string>& paths, c
   if (impl_->model_ready()) impl_->ready();  // then the options are checked against it before any work
   check_batch_options(options, impl_->model ? &model_impl(*impl_->model).weights.dims : nullptr);
   const ScopedThreadCount thread_count(impl_->threads);
-  std::vector<std::unique_ptr<SampleSource>> sources;
-  for (const std::string& path : paths) sources.push_back(std::make_unique<AudioFileSource>(path));
+  // A group of files at a time: each one in the batch holds its reader (an open file and decoder)
+  // and, when its language is detected first, its first chunk, so thousands at once would exhaust
+  // the open files and grow memory with their number.
   std::mutex callback;
-  impl_->run(std::move(sources), options, [&](size_t i, Recording& r) {
-    std::lock_guard lock(callback);
-    if (!r.error.empty()) return on_error(i, r.error);
-    on_done(i, assemble_transcript(r, options));
-  });
+  for (size_t first = 0; first < paths.size(); first += impl_->files_at_once) {
+    const size_t end = std::min(paths.size(), first + impl_->files_at_once);
+    std::vector<std::unique_ptr<SampleSource>> sources;
+    for (size_t i = first; i < end; ++i) sources.push_back(std::make_unique<AudioFileSource>(paths[i]));
+    impl_->run(std::move(sources), options, [&](size_t i, Recording& r) {
+      std::lock_guard lock(callback);
+      if (!r.error.empty()) return on_error(first + i, r.error);
+      on_done(first + i, assemble_transcript(r, options));
+    });
+  }
 }
+
+void EngineAccess::set_files_at_once(BatchTranscriber& batch, size_t files) { batch.impl_->files_at_once = files; }
 
 Transcript BatchTranscriber::transcribe(std::span<const float> samples, int sample_rate, const TranscribeOptions& options) {
   if (sample_rate != kSampleRate)

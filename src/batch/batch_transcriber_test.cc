@@ -97,6 +97,21 @@ TEST_F(BatchTranscriberTest, FilesDecodedTogetherGetWhatEachGetsAlone) {
   }
 }
 
+// Files taken a group at a time (two here, 128 by default) come back under their own indices with
+// what they get all together.
+TEST_F(BatchTranscriberTest, FilesInGroupsGetWhatTheyGetAllTogether) {
+  BatchTranscriber all(model_, 3);
+  const std::map<size_t, std::string> together = run(all, clips_, greedy());
+  BatchTranscriber grouped(model_, 3);
+  EngineAccess::set_files_at_once(grouped, 2);
+  std::vector<std::string> files = clips_;
+  files.insert(files.begin() + 2, data_ + "/no-such-file.wav");
+  const std::map<size_t, std::string> in_groups = run(grouped, files, greedy());
+  ASSERT_EQ(in_groups.size(), files.size());
+  EXPECT_EQ(in_groups.at(2).rfind("error: ", 0), 0u) << in_groups.at(2);
+  for (size_t i = 0; i < clips_.size(); ++i) EXPECT_EQ(in_groups.at(i < 2 ? i : i + 1), together.at(i)) << clips_[i];
+}
+
 TEST_F(BatchTranscriberTest, ALongRecordingComesBackInOrderOnItsTimeline) {
   std::vector<float> audio = load_audio(data_ + "/audio/longform/hifitts-dev-concat.flac");
   audio.resize(65 * 16000);  // three 30-s windows, the last one short
