@@ -33,6 +33,16 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
+// Whether /metrics shows one request in flight within `polls` looks 50 ms apart.
+bool one_request_in_flight(httplib::Client& client, int polls) {
+  for (int i = 0; i < polls; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto r = client.Get("/metrics");
+    if (r && r->body.find("auris_requests_in_flight 1") != std::string::npos) return true;
+  }
+  return false;
+}
+
 // A server on a free loopback port, serving from a thread until the object goes.
 class RunningServer {
  public:
@@ -318,13 +328,7 @@ TEST_F(TranscriptionServerTest, AKeyIsAskedForAndAFullQueueAnswers429) {
     return c.Post("/v1/audio/transcriptions", form(long_, {{"beam_size", "1"}}));
   });
   // Once the long one is in flight the queue (of one) is full.
-  bool in_flight = false;
-  for (int i = 0; i < 200 && !in_flight; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    r = client.Get("/metrics");
-    in_flight = r && r->body.find("auris_requests_in_flight 1") != std::string::npos;
-  }
-  ASSERT_TRUE(in_flight);
+  ASSERT_TRUE(one_request_in_flight(client, 200));
   r = client.Post("/v1/audio/transcriptions", form(jfk_));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 429);
@@ -347,13 +351,7 @@ TEST_F(TranscriptionServerTest, StopLetsAStreamedAnswerFinish) {
     return server.client().Post("/v1/audio/transcriptions", form(long_, {{"stream", "true"}, {"beam_size", "1"}}));
   });
   auto client = server.client();
-  bool in_flight = false;
-  for (int i = 0; i < 200 && !in_flight; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    const auto r = client.Get("/metrics");
-    in_flight = r && r->body.find("auris_requests_in_flight 1") != std::string::npos;
-  }
-  ASSERT_TRUE(in_flight);
+  ASSERT_TRUE(one_request_in_flight(client, 200));
   auto stopping = std::async(std::launch::async, [&] { server.stop(); });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const auto refused = client.Post("/v1/audio/transcriptions", form(jfk_));
@@ -399,13 +397,7 @@ TEST_F(TranscriptionServerTest, AClientThatLeavesCancelsItsWindows) {
     sent += static_cast<size_t>(n);
   }
   auto client = server.client();
-  bool in_flight = false;
-  for (int i = 0; i < 100 && !in_flight; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    const auto r = client.Get("/metrics");
-    in_flight = r && r->body.find("auris_requests_in_flight 1") != std::string::npos;
-  }
-  ASSERT_TRUE(in_flight);
+  ASSERT_TRUE(one_request_in_flight(client, 100));
   close(fd);  // gone before its 8 chunks are through the batch of 2
   bool answered = false;  // once the (at most two) chunks running end: seconds, more under ASan
   for (int i = 0; i < 3000 && !answered; ++i) {
