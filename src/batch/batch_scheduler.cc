@@ -98,7 +98,7 @@ std::shared_ptr<BatchScheduler::Ticket> BatchScheduler::submit(std::unique_ptr<S
     queued_chunks_ += static_cast<long long>(r.chunks());
     ++requests_;
   }
-  work_.notify_one();
+  work_.notify_all();  // a slot for each of its chunks: one woken slot took them one at a time
   return request->ticket;
 }
 
@@ -122,7 +122,10 @@ WindowBatch::Job BatchScheduler::next() {
     }
     const size_t chunk = request->next_chunk++;
     --queued_chunks_;
-    if (request->unstarted() > 0) queue_.push_back(request);
+    if (request->unstarted() > 0) {
+      queue_.push_back(request);
+      work_.notify_one();  // its next chunk, for a slot still waiting
+    }
     return [this, request, chunk](WindowEngine& engine) { transcribe_chunk(engine, request, chunk); };
   }
 }
@@ -149,7 +152,7 @@ void BatchScheduler::detect_language(WindowEngine& engine, const std::shared_ptr
     request->language_known = true;
     queue_.push_front(request);  // it has waited its turn already
   }
-  work_.notify_one();
+  work_.notify_all();
 }
 
 void BatchScheduler::transcribe_chunk(WindowEngine& engine, const std::shared_ptr<Request>& request, size_t chunk) {
