@@ -105,6 +105,20 @@ TEST_F(BatchSchedulerTest, RequestsSubmittedWhileOthersRunEqualTheBatchTranscrib
   EXPECT_EQ(stats.batch_size, 4);
 }
 
+// One request's chunks share the batch's decoder passes: greedy, each window is one row of a pass,
+// so more rows than passes means windows decoded together (one woken slot took them one at a time).
+TEST_F(BatchSchedulerTest, OneRequestsChunksAreDecodedTogether) {
+  BatchScheduler scheduler(model_, 4, 0);
+  TranscribeOptions o = greedy();
+  o.decoding.without_timestamps = true;
+  const Outcome done = submit(scheduler, data_ + "/audio/longform/hifitts-dev-concat.flac", o).get();
+  ASSERT_TRUE(done.error.empty()) << done.error;
+  ASSERT_GE(done.transcript.segments.size(), 4u);
+  const EngineCounters c = scheduler.counters();
+  EXPECT_GT(static_cast<double>(c.decode_rows) / static_cast<double>(c.decode_steps), 2.0)
+      << c.decode_rows << " rows in " << c.decode_steps << " passes";
+}
+
 TEST_F(BatchSchedulerTest, ACancelledRequestEndsWithoutItsRemainingWindows) {
   // Cancelled as its first chunk's segments arrive: that chunk's slot is still busy (its segments are
   // delivered from inside its job), so none of the other seven chunks of the 232 s can have started.
