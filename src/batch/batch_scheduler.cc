@@ -73,13 +73,16 @@ const SileroVad& BatchScheduler::vad_model(const std::string& name_or_path) {
 }
 
 std::shared_ptr<BatchScheduler::Ticket> BatchScheduler::submit(std::unique_ptr<SampleSource> audio,
-                                                               const TranscribeOptions& options, Callbacks callbacks) {
+                                                               const TranscribeOptions& options, Callbacks callbacks,
+                                                               const SpeechDetection* known_speech) {
   const ModelImpl& m = model_impl(*model_);
   check_batch_options(options, &m.weights.dims);
   auto request = std::make_shared<Request>();
   request->options = options;
   request->callbacks = std::move(callbacks);
-  request->recording = measure_recording(std::move(audio), options, options.vad ? &vad_model(options.vad->model) : nullptr);
+  request->recording =
+      measure_recording(std::move(audio), options,
+                        options.vad && !known_speech ? &vad_model(options.vad->model) : nullptr, known_speech);
   Recording& r = request->recording;
   request->language_known = options.decoding.language || !m.tokenizer.multilingual();
   if (request->language_known) r.language = options.decoding.language.value_or("en");

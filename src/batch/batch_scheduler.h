@@ -20,6 +20,7 @@
 #include "auris/model.h"
 #include "auris/transcribe.h"
 #include "batch/window_batch.h"
+#include "transcribe/speech_only_audio.h"
 
 namespace auris {
 
@@ -68,8 +69,10 @@ class BatchScheduler {
   // then queues its chunks and returns. Throws auris::Error for bad options or audio that cannot be
   // read, before anything is queued. Audio without chunks (digital silence, or no speech with VAD)
   // gets on_done with an empty transcript before submit returns.
+  // known_speech: what options.vad finds in this audio (its speech groups of at most 30 s), found
+  // already by the caller; then the audio is not passed through the VAD again.
   std::shared_ptr<Ticket> submit(std::unique_ptr<SampleSource> audio, const TranscribeOptions& options,
-                                 Callbacks callbacks);
+                                 Callbacks callbacks, const SpeechDetection* known_speech = nullptr);
 
   Stats stats() const;
   EngineCounters counters() const { return batch_->counters(); }

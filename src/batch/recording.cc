@@ -38,14 +38,14 @@ AudioChunk Recording::chunk(size_t c) {
 }
 
 Recording measure_recording(std::unique_ptr<SampleSource> source, const TranscribeOptions& options,
-                            const SileroVad* vad) {
+                            const SileroVad* vad, const SpeechDetection* known_speech) {
   Recording r;
   std::vector<int64_t> sizes;
   if (options.vad) {
-    if (!vad) throw Error("voice activity detection was asked for without a VAD model");
+    if (!vad && !known_speech) throw Error("voice activity detection was asked for without a VAD model");
     SpeechTimestampsOptions vad_options = speech_timestamps_options(*options.vad);
     vad_options.max_speech_duration_s = std::min<double>(vad_options.max_speech_duration_s, kChunkSeconds);
-    const SpeechDetection speech = detect_speech(*vad, *source->open(), vad_options);
+    const SpeechDetection speech = known_speech ? *known_speech : detect_speech(*vad, *source->open(), vad_options);
     require_a_frame(source->name(), speech.num_samples);
     r.duration = seconds(speech.num_samples);
     r.speech = speech.spans;

@@ -16,6 +16,7 @@
 #include "batch/chunk_transcription.h"
 #include "model/model_dims.h"
 #include "tokenizer/tokenizer.h"
+#include "transcribe/speech_only_audio.h"
 #include "vad/speech_chunks.h"
 #include "whisper/window_engine.h"
 
@@ -52,9 +53,10 @@ void check_batch_options(const TranscribeOptions& options, const ModelDims* dims
 // One pass over the recording finds its chunks: with options.vad, its speech (found by `vad`)
 // grouped into at most 30 s (faster-whisper's collect_chunks); else its consecutive 30-s windows,
 // none where the audio is digital silence. A later pass, as the batch asks for them, reads them.
-// Throws auris::Error for audio that cannot be read or holds no samples.
+// Throws auris::Error for audio that cannot be read or holds no samples. known_speech: the speech
+// options.vad finds in this audio, found already (no pass of its own then).
 Recording measure_recording(std::unique_ptr<SampleSource> source, const TranscribeOptions& options,
-                            const SileroVad* vad);
+                            const SileroVad* vad, const SpeechDetection* known_speech = nullptr);
 
 // Detects the recording's language on its first chunk, each padded to a 30-s window as openai
 // detects it, and on the chunks after it as far as options.language_detection_segments and

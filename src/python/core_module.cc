@@ -268,7 +268,8 @@ Transcript transcript_of(const nb::list& segments, const std::string& language) 
 // (the generator closed or abandoned), the chunks not yet started are dropped and only the running
 // ones finish.
 Transcript transcribe_batched(const std::shared_ptr<const Model>& model, int batch_size, int threads,
-                              const std::vector<float>& samples, const TranscribeOptions& o) {
+                              const std::vector<float>& samples, const SpeechDetection* speech,
+                              const TranscribeOptions& o) {
   // Declared before the scheduler: its threads call back into these until it is destroyed.
   std::mutex mutex;
   std::condition_variable changed;
@@ -299,7 +300,7 @@ Transcript transcribe_batched(const std::shared_ptr<const Model>& model, int bat
     changed.notify_all();
   };
   const std::shared_ptr<BatchScheduler::Ticket> ticket =
-      scheduler.submit(std::make_unique<MemorySampleSource>(samples), plain, std::move(callbacks));
+      scheduler.submit(std::make_unique<MemorySampleSource>(samples), plain, std::move(callbacks), speech);
   try {
     for (;;) {
       std::unique_lock lock(mutex);
@@ -359,7 +360,11 @@ class PyTranscription {
       duration_after_vad_ = duration_;
       std::vector<float> speech_samples;
       if (options.vad) {
-        speech = detect_speech(py_model.vad(options.vad->model), samples, speech_timestamps_options(*options.vad));
+        SpeechTimestampsOptions vad_options = speech_timestamps_options(*options.vad);
+        // Batched, the speech is cut into chunks of at most a window, as the scheduler cuts it:
+        // it is handed this detection instead of finding it again.
+        if (batch_size > 0) vad_options.max_speech_duration_s = std::min<double>(vad_options.max_speech_duration_s, kChunkSeconds);
+        speech = detect_speech(py_model.vad(options.vad->model), samples, vad_options);
         speech_samples = collect_speech(samples, speech.spans);
         duration_after_vad_ = static_cast<double>(speech.speech_samples()) / kSampleRate;
       }
@@ -391,8 +396,9 @@ class PyTranscription {
     SegmentStream::Transcription run;
     if (batch_size > 0) {
       auto shared_samples = std::make_shared<const std::vector<float>>(std::move(samples));
-      run = [model, batch_size, threads, shared_samples](const TranscribeOptions& o) {
-        return transcribe_batched(model, batch_size, threads, *shared_samples, o);
+      auto found = options.vad ? std::make_shared<const SpeechDetection>(std::move(speech)) : nullptr;
+      run = [model, batch_size, threads, shared_samples, found](const TranscribeOptions& o) {
+        return transcribe_batched(model, batch_size, threads, *shared_samples, found.get(), o);
       };
     } else if (options.vad) {
       run = [transcriber, mel, speech = std::move(speech)](const TranscribeOptions& o) {
