@@ -57,17 +57,25 @@ void ConnectionGuard::body_ended(const std::string& address, int port) {
   c.touched = Clock::now();
 }
 
+namespace {
+
+// A descriptor listed a moment ago may have been closed since, and its number given to another
+// client: it is acted on only while its peer is still the one listed.
+bool still_its_clients(const ServerSocket& s) {
+  Endpoint now_there;
+  return socket_endpoint(s.fd, /*peer=*/true, now_there) && now_there.address == s.client.address &&
+         now_there.port == s.client.port;
+}
+
+}  // namespace
+
 void ConnectionGuard::request_ended(const std::string& address, int port, bool close) {
   const Clock::time_point now = Clock::now();
   const Connection ended{Phase::kWaitingForHeaders, now, close, now};
   if (close) {
     // Now, not at the next scan: the client may be sending more already.
-    for (const ServerSocket& s : server_sockets(port_)) {
-      Endpoint now_there;  // still that client's (see watch())
-      if (s.client.port == port && s.client.address == address && socket_endpoint(s.fd, true, now_there) &&
-          now_there.address == address && now_there.port == port)
-        shutdown(s.fd, SHUT_RDWR);
-    }
+    for (const ServerSocket& s : server_sockets(port_))
+      if (s.client.port == port && s.client.address == address && still_its_clients(s)) shutdown(s.fd, SHUT_RDWR);
   }
   std::lock_guard lock(mutex_);
   connections_[key(address, port)] = ended;
@@ -88,12 +96,7 @@ void ConnectionGuard::watch() {
       Connection& c = connections_.try_emplace(k, Connection{Phase::kWaitingForHeaders, now, false, now}).first->second;
       const bool late = (c.phase == Phase::kWaitingForHeaders && now - c.since > header_timeout_) ||
                         (c.phase == Phase::kReadingBody && now - c.since > body_timeout_);
-      if (!late && !c.close) continue;
-      // The descriptor was listed a moment ago: closed since, its number may be another client's.
-      Endpoint now_there;
-      if (!socket_endpoint(s.fd, /*peer=*/true, now_there) || now_there.address != s.client.address ||
-          now_there.port != s.client.port)
-        continue;
+      if ((!late && !c.close) || !still_its_clients(s)) continue;
       if (late && !c.close) {
         // Best effort, never blocking: the client is slow, perhaps not reading either.
         send(s.fd, timeout_answer_.data(), timeout_answer_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);

@@ -514,8 +514,8 @@ struct TranscriptionServer::Impl {
     http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
       if (!res.body.empty()) return;  // a handler's own error
       const int status = res.status;
-      const std::string message = status == 404   ? "no such route: see docs/SERVER.md for the endpoints"
-                                  : status == 413 ? "the upload is larger than this server takes"
+      // (A path that is no route never gets here: answered_from_the_head answers it.)
+      const std::string message = status == 413   ? "the upload is larger than this server takes"
                                   : status == 408 ? "the request did not arrive in time"
                                                   : "the request could not be handled";
       reply_error(res, HttpError(status, message));
